@@ -1,0 +1,58 @@
+/* labbench: one benchmark program for every lab. Each lab supplies one function,
+ * labbench_<lab>(), in bench/<lab>_bench.cu; labbench.c parses the options, names the GPU,
+ * measures the copy bandwidth once, and calls it. */
+#ifndef GPULABS_LABBENCH_H
+#define GPULABS_LABBENCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gpulabs/bench.h"
+#include "gpulabs/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LB_MAX_SIZES 64
+#define LB_MAX_BLOCKS 16
+
+typedef struct lb_options {
+  const char *step;           /* run only this step (its number or name); NULL: every step */
+  size_t sizes[LB_MAX_SIZES]; /* n to measure; n_sizes == 0: the lab's default */
+  int n_sizes;
+  int blocks[LB_MAX_BLOCKS];  /* block sizes; n_blocks == 0: the lab's default */
+  int n_blocks;
+  int warmup;                 /* untimed calls before timing */
+  int reps;                   /* timed calls; the median is reported */
+  gl_device_info device;
+  double copy_gbps;           /* device-to-device copy, measured at the start of the run */
+  FILE *csv;                  /* NULL: no CSV */
+  char date[32];              /* YYYY-MM-DD of the run, for the CSV */
+} lb_options;
+
+/* Prints the row to the terminal table and the CSV. */
+void lb_emit(const lb_options *opt, const gl_bench_row *row);
+
+/* A progress line on stderr ("[ 3/24] scan 4-shared n=16777216"), erased when done. */
+void lb_progress(int done, int total, const char *what);
+
+/* How many copies of an input of `bytes` to rotate through so that the timed loop does not
+ * measure L2 hits: enough to exceed twice the L2 size, at least 1, at most 64. */
+int lb_rotation(const lb_options *opt, size_t bytes);
+
+/* True when `step` (a number or a name) is selected by opt->step. */
+int lb_step_selected(const lb_options *opt, int number, const char *name);
+
+/* Each lab's entry point: returns 0 on success, non-zero (after printing why) on failure. */
+int labbench_reduction(const lb_options *opt);
+int labbench_scan(const lb_options *opt);
+int labbench_compaction(const lb_options *opt);
+int labbench_radix_sort(const lb_options *opt);
+int labbench_bitonic_sort(const lb_options *opt);
+int labbench_ode(const lb_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+# gpulabs_add_lab(<lab> SOURCES <file>... [DEPENDS <lab>...])
+#
+# Builds the static library lab_<lab> from ${LAB_IMPL}/<lab>/<file>..., so the stub and the
+# solution of a lab share file names and one header (labs/<lab>/<lab>.h). DEPENDS links other
+# labs: compaction uses the student's own scan, not a copy of it.
+function(gpulabs_add_lab lab)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  set(sources "")
+  foreach(file IN LISTS ARG_SOURCES)
+    list(APPEND sources "${GPULABS_IMPL_ROOT}/${lab}/${file}")
+  endforeach()
+  add_library(lab_${lab} STATIC ${sources})
+  target_include_directories(lab_${lab} PUBLIC "${PROJECT_SOURCE_DIR}/labs/${lab}")
+  target_link_libraries(lab_${lab} PUBLIC gpulabs_common)
+  foreach(dep IN LISTS ARG_DEPENDS)
+    target_link_libraries(lab_${lab} PUBLIC lab_${dep})
+  endforeach()
+  set_target_properties(lab_${lab} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# gpulabs_add_test_executable(<name> <source> LABELS <label>... [TIMEOUT s] [SERIAL] [LIBS ...])
+#
+# One Google Test program; every test case in it becomes its own CTest test (so a crash or a
+# hang costs one test), carrying the given labels. A GPU test skipped for want of a device shows
+# as "Skipped" in CTest's summary: gtest_discover_tests maps "[  SKIPPED ]" to a skip.
+function(gpulabs_add_test_executable name source)
+  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "LABELS;LIBS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT ${GPULABS_TEST_TIMEOUT})
+  endif()
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE gpulabs_gtest_shim ${ARG_LIBS})
+  # The in-process watchdog fires a little before CTest's timeout, so the log names the hung test.
+  math(EXPR watchdog "${ARG_TIMEOUT} - 2")
+  if(ARG_SERIAL)
+    # Timings taken while other tests share the GPU would be worthless.
+    set(serial RUN_SERIAL TRUE)
+  else()
+    set(serial "")
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+    TEST_LIST ${name}_TESTS
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "GPULABS_TEST_TIMEOUT=${watchdog}" ${serial})
+  # gtest_discover_tests flattens a list given in PROPERTIES (LABELS a;b;c arrives as a, b, c),
+  # so the labels are set by a second include file that CTest reads after the discovered tests.
+  set(label_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${label_file}"
+    "foreach(t IN LISTS ${name}_TESTS)\n"
+    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\")\n"
+    "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_file}")
+endfunction()

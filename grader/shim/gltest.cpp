@@ -1,0 +1,211 @@
+#include "gltest.h"
+
+#include <cuda_runtime_api.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace gl {
+namespace {
+
+uint64_t g_seed = 0;
+bool g_seed_ready = false;
+
+[[noreturn]] void FatalCuda(const char *what, cudaError_t err) {
+  fprintf(stderr, "gpulabs test helper: %s failed: %s (%s)\n", what, cudaGetErrorString(err),
+          cudaGetErrorName(err));
+  fflush(stderr);
+  // An error here means the device is unusable; failing loudly beats checking garbage.
+  std::abort();
+}
+
+void CheckCuda(cudaError_t err, const char *what) {
+  if (err != cudaSuccess) FatalCuda(what, err);
+}
+
+template <class T>
+std::string Format(const char *fmt, T value) {
+  char buf[64];
+  snprintf(buf, sizeof buf, fmt, value);
+  return buf;
+}
+
+}  // namespace
+
+uint64_t Seed() {
+  if (!g_seed_ready) {
+    g_seed = gl_seed_from_env();
+    g_seed_ready = true;
+  }
+  return g_seed;
+}
+
+bool HaveGpu() {
+  static int count = -1;
+  if (count < 0) count = gl_device_count();
+  return count > 0;
+}
+
+::testing::AssertionResult StatusIs(gl_status expected, gl_status actual, const char *call) {
+  if (actual == expected) return ::testing::AssertionSuccess();
+  const char *detail = gl_last_error();
+  return ::testing::AssertionFailure()
+         << call << " returned " << gl_status_name(actual) << " (expected "
+         << gl_status_name(expected) << ")" << (detail[0] ? ": " : "") << detail;
+}
+
+namespace {
+template <class T, class Cmp>
+::testing::AssertionResult Compare(const std::vector<T> &expected, const std::vector<T> &got,
+                                   Cmp cmp) {
+  if (expected.size() != got.size()) {
+    return ::testing::AssertionFailure() << "size mismatch: expected " << expected.size()
+                                         << " elements, got " << got.size() << "; seed 0x"
+                                         << std::hex << Seed();
+  }
+  char msg[512];
+  if (cmp(expected.data(), got.data(), expected.size(), msg, sizeof msg) == GL_NO_MISMATCH) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << msg;
+}
+}  // namespace
+
+::testing::AssertionResult ArraysEqual(const std::vector<int32_t> &e, const std::vector<int32_t> &g) {
+  return Compare(e, g, [](const int32_t *a, const int32_t *b, size_t n, char *m, size_t s) {
+    return gl_compare_i32(a, b, n, Seed(), m, s);
+  });
+}
+::testing::AssertionResult ArraysEqual(const std::vector<uint32_t> &e, const std::vector<uint32_t> &g) {
+  return Compare(e, g, [](const uint32_t *a, const uint32_t *b, size_t n, char *m, size_t s) {
+    return gl_compare_u32(a, b, n, Seed(), m, s);
+  });
+}
+::testing::AssertionResult ArraysEqual(const std::vector<int64_t> &e, const std::vector<int64_t> &g) {
+  return Compare(e, g, [](const int64_t *a, const int64_t *b, size_t n, char *m, size_t s) {
+    return gl_compare_i64(a, b, n, Seed(), m, s);
+  });
+}
+::testing::AssertionResult ArraysNear(const std::vector<float> &e, const std::vector<float> &g,
+                                      double rel, double abs) {
+  return Compare(e, g, [&](const float *a, const float *b, size_t n, char *m, size_t s) {
+    return gl_compare_f32(a, b, n, rel, abs, Seed(), m, s);
+  });
+}
+::testing::AssertionResult ArraysNear(const std::vector<double> &e, const std::vector<double> &g,
+                                      double rel, double abs) {
+  return Compare(e, g, [&](const double *a, const double *b, size_t n, char *m, size_t s) {
+    return gl_compare_f64(a, b, n, rel, abs, Seed(), m, s);
+  });
+}
+
+std::vector<size_t> StandardSizes(size_t max_n) {
+  const size_t all[] = {0,    1,    2,    3,     7,     31,    32,      33,          255,
+                        256,  257,  1000, 1023,  1024,  1025,  4099,    65536,       65537,
+                        100003, (size_t)1 << 20, ((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5};
+  std::vector<size_t> sizes;
+  for (size_t n : all) {
+    if (n <= max_n) sizes.push_back(n);
+  }
+  return sizes;
+}
+
+void ReportRatio(const std::string &metric, double ratio, const std::string &detail) {
+  printf("GPULABS_METRIC name=%s ratio=%.4f %s\n", metric.c_str(), ratio, detail.c_str());
+  fflush(stdout);
+  ::testing::Test::RecordProperty("ratio_" + metric, Format("%.4f", ratio));
+}
+
+::testing::AssertionResult DeviceOk(const char *after) {
+  cudaError_t err = cudaDeviceSynchronize();
+  if (err == cudaSuccess) err = cudaGetLastError();
+  if (err == cudaSuccess) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "the GPU reported " << cudaGetErrorName(err) << " ("
+                                       << cudaGetErrorString(err) << ") after " << after
+                                       << "; seed 0x" << std::hex << Seed();
+}
+
+void *DeviceAllocPoisoned(size_t bytes) {
+  void *ptr = nullptr;
+  CheckCuda(cudaMalloc(&ptr, bytes), "cudaMalloc (test buffer)");
+  DevicePoison(ptr, bytes);
+  return ptr;
+}
+
+void DeviceFree(void *ptr) {
+  if (ptr != nullptr) cudaFree(ptr);
+}
+
+void DevicePoison(void *ptr, size_t bytes) {
+  CheckCuda(cudaMemset(ptr, GL_POISON_BYTE, bytes), "cudaMemset (poisoning a test buffer)");
+  CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after poisoning)");
+}
+
+void CopyToDevice(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0) return;
+  CheckCuda(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host->device");
+}
+
+void CopyToHost(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0) return;
+  CheckCuda(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host");
+}
+
+}  // namespace gl
+
+namespace {
+
+// The test running now, for the watchdog's message.
+char g_current_test[512] = "(no test)";
+
+extern "C" void OnWatchdog(int) {
+  // Only async-signal-safe calls here.
+  const char head[] = "\n[  TIMEOUT ] ";
+  const char tail[] =
+      " did not finish in time: a kernel may be hung (a __syncthreads() that not every thread "
+      "of the block reaches, or a loop whose exit condition never holds).\n";
+  ssize_t ignored = write(2, head, sizeof head - 1);
+  ignored = write(2, g_current_test, strlen(g_current_test));
+  ignored = write(2, tail, sizeof tail - 1);
+  (void)ignored;
+  _exit(124);
+}
+
+// Prints the seed, and on a failure the command that replays it; arms the watchdog.
+class SeedPrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit SeedPrinter(unsigned timeout_s) : timeout_s_(timeout_s) {}
+
+  void OnTestStart(const ::testing::TestInfo &info) override {
+    snprintf(g_current_test, sizeof g_current_test, "%s.%s", info.test_suite_name(), info.name());
+    if (timeout_s_ > 0) alarm(timeout_s_);
+  }
+
+  void OnTestEnd(const ::testing::TestInfo &info) override {
+    if (timeout_s_ > 0) alarm(0);
+    if (info.result()->Failed()) {
+      printf("[ gpulabs  ] %s.%s failed with seed 0x%llx; replay it with:\n"
+             "[ gpulabs  ]   GPULABS_SEED=0x%llx ctest --test-dir <build> -R '%s.%s' --output-on-failure\n",
+             info.test_suite_name(), info.name(), (unsigned long long)gl::Seed(),
+             (unsigned long long)gl::Seed(), info.test_suite_name(), info.name());
+    }
+  }
+
+ private:
+  unsigned timeout_s_;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  unsigned timeout_s = 0;
+  if (const char *text = getenv("GPULABS_TEST_TIMEOUT")) timeout_s = (unsigned)strtoul(text, nullptr, 10);
+  if (timeout_s > 0) signal(SIGALRM, OnWatchdog);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new SeedPrinter(timeout_s));
+  printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay)\n", (unsigned long long)gl::Seed());
+  return RUN_ALL_TESTS();
+}
