@@ -102,7 +102,15 @@ template <class T, class Cmp>
   });
 }
 
+size_t CapSize(size_t n) {
+  const char *text = getenv("GPULABS_MAX_N");
+  if (text == nullptr || text[0] == '\0') return n;
+  size_t cap = (size_t)strtoull(text, nullptr, 0);
+  return cap < n ? cap : n;
+}
+
 std::vector<size_t> StandardSizes(size_t max_n) {
+  max_n = CapSize(max_n);
   const size_t all[] = {0,    1,    2,    3,     7,     31,    32,      33,          255,
                         256,  257,  1000, 1023,  1024,  1025,  4099,    65536,       65537,
                         100003, (size_t)1 << 20, ((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5};

@@ -50,8 +50,11 @@ bool HaveGpu();
                                       double abs_tol);
 
 // Sizes every lab is tested on, up to `max_n`: 0, 1, small odd ones, warp and block edges
-// (31, 32, 33, 1023, 1024, 1025, ...), non-powers of two, and large ones.
+// (31, 32, 33, 1023, 1024, 1025, ...), non-powers of two, and large ones. $GPULABS_MAX_N, when
+// set, caps them further (compute-sanitizer runs use it: racecheck is ~100x slower).
 std::vector<size_t> StandardSizes(size_t max_n);
+// min(n, $GPULABS_MAX_N): for tests that pick a large size of their own.
+size_t CapSize(size_t n);
 
 // Performance tests call this once per metric. It prints a line the grader reads
 //   GPULABS_METRIC name=<metric> ratio=<value> <detail>

@@ -197,3 +197,13 @@ TEST(CommonDevice, CountNeverFailsAndExplainsAZero) {
     EXPECT_NE(std::string(gl_no_device_reason()).find("no CUDA device"), std::string::npos);
   }
 }
+
+TEST(CommonSizes, EnvironmentCapsTheSizes) {
+  setenv("GPULABS_MAX_N", "100", 1);
+  std::vector<size_t> sizes = gl::StandardSizes((size_t)1 << 24);
+  EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()), 100u);
+  EXPECT_EQ(gl::CapSize(5000), 100u);
+  EXPECT_EQ(gl::CapSize(7), 7u);
+  unsetenv("GPULABS_MAX_N");
+  EXPECT_EQ(gl::CapSize(5000), 5000u);
+}
