@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Draw the handouts' measured figures from benchmark CSVs (labbench --csv).
+
+    python3 img/plot.py [CSV ...]        default: every docs/results/*.csv
+
+For each lab found it writes, into img/:
+  <lab>-ladder.svg   GB/s of every step at the largest n (best block size), with the copy bandwidth
+  <lab>-sizes.svg    GB/s against n for every step (best block size at each n)
+  <lab>-blocks.svg   GB/s against the block size at the largest n (when several were measured)
+Python's standard library aggregates; gnuplot (Debian: gnuplot-nox) draws. Each figure names the
+GPU and the date from the CSV, so a figure never loses where its numbers came from.
+"""
+import csv
+import glob
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def read_rows(paths):
+    rows = []
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                for key in ("n", "block_size"):
+                    row[key] = int(row[key])
+                for key in ("ms", "gelem_per_s", "gb_per_s", "copy_gb_per_s", "yardstick_ms"):
+                    row[key] = float(row[key])
+                rows.append(row)
+    return rows
+
+
+def step_order(step):
+    # "3-sequential" sorts by its number; named yardsticks ("cub", "copy") go last.
+    head = step.split("-", 1)[0]
+    return (0, int(head), step) if head.isdigit() else (1, 0, step)
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def quote(text):
+    return '"' + text.replace('"', "'") + '"'
+
+
+def plot_lab(lab, rows):
+    device, date = rows[0]["device"], rows[0]["date"]
+    title_tail = f"{device}, {date}"
+    steps = sorted({r["step"] for r in rows}, key=step_order)
+    copy = max((r["copy_gb_per_s"] for r in rows), default=0.0)
+    largest = max(r["n"] for r in rows)
+
+    # Ladder: best GB/s per step at the largest n.
+    best = {}
+    for r in rows:
+        if r["n"] == largest and r["gb_per_s"] > best.get(r["step"], 0.0):
+            best[r["step"]] = r["gb_per_s"]
+    data = "\n".join(f"{quote(s)} {best[s]:.3f}" for s in steps if s in best)
+    gnuplot(f"""
+set terminal svg size 900,480 dynamic font "sans,12"
+set output "{HERE}/{lab}-ladder.svg"
+set title "{lab}: every step at n = {largest} ({title_tail})"
+set ylabel "GB/s"
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -30
+set grid ytics
+set yrange [0:*]
+{"set arrow from graph 0, first %f to graph 1, first %f nohead dt 2 lw 2 lc rgb 'red'" % (copy, copy) if copy else ""}
+{"set label 'device-to-device copy' at graph 0.01, first %f offset 0,0.7 tc rgb 'red'" % copy if copy else ""}
+plot "-" using 0:2:xtic(1) with boxes notitle lc rgb "#3a6ea5"
+{data}
+e
+""")
+
+    # Size sweep: one line per step, best block size at each n.
+    per_step = defaultdict(dict)
+    for r in rows:
+        cur = per_step[r["step"]].get(r["n"], 0.0)
+        per_step[r["step"]][r["n"]] = max(cur, r["gb_per_s"])
+    if len({r["n"] for r in rows}) > 1:
+        blocks_of_data = []
+        plots = []
+        for s in steps:
+            points = sorted(per_step[s].items())
+            blocks_of_data.append("\n".join(f"{n} {g:.3f}" for n, g in points if g > 0) + "\ne")
+            plots.append(f'"-" using 1:2 with linespoints title {quote(s)}')
+        gnuplot(f"""
+set terminal svg size 900,520 dynamic font "sans,12"
+set output "{HERE}/{lab}-sizes.svg"
+set title "{lab}: throughput against n ({title_tail})"
+set logscale x 2
+set format x "2^{{%L}}"
+set xlabel "n (elements)"
+set ylabel "GB/s"
+set key left top
+set grid
+plot {", ".join(plots)}
+""" + "\n".join(blocks_of_data) + "\n")
+
+    # Block-size sweep at the largest n.
+    by_block = defaultdict(dict)
+    for r in rows:
+        if r["n"] == largest and r["block_size"] > 0:
+            by_block[r["step"]][r["block_size"]] = r["gb_per_s"]
+    if len({b for d in by_block.values() for b in d}) > 1:
+        blocks_of_data, plots = [], []
+        for s in steps:
+            if len(by_block.get(s, {})) > 1:
+                points = sorted(by_block[s].items())
+                blocks_of_data.append("\n".join(f"{b} {g:.3f}" for b, g in points) + "\ne")
+                plots.append(f'"-" using 1:2 with linespoints title {quote(s)}')
+        gnuplot(f"""
+set terminal svg size 900,520 dynamic font "sans,12"
+set output "{HERE}/{lab}-blocks.svg"
+set title "{lab}: block size at n = {largest} ({title_tail})"
+set logscale x 2
+set xlabel "threads per block"
+set ylabel "GB/s"
+set key outside right
+set grid
+plot {", ".join(plots)}
+""" + "\n".join(blocks_of_data) + "\n")
+
+
+def main(argv):
+    paths = argv[1:] or sorted(glob.glob(os.path.join(ROOT, "docs", "results", "*.csv")))
+    if not paths:
+        print("plot.py: no CSV given and none in docs/results/", file=sys.stderr)
+        return 1
+    by_lab = defaultdict(list)
+    for r in read_rows(paths):
+        by_lab[r["lab"]].append(r)
+    for lab, rows in sorted(by_lab.items()):
+        plot_lab(lab, rows)
+        print(f"plot.py: wrote img/{lab}-*.svg from {len(rows)} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
