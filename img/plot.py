@@ -48,24 +48,34 @@ def quote(text):
     return '"' + text.replace('"', "'") + '"'
 
 
+# Sorting is judged in keys per second; the primitives in bytes per second.
+RATE = {"radix_sort": ("gelem_per_s", "G keys/s"), "bitonic_sort": ("gelem_per_s", "G keys/s")}
+
+
 def plot_lab(lab, rows):
+    if all(r["gb_per_s"] == 0 for r in rows):
+        plot_times(lab, rows)  # no bytes counted (the ODE lab): time is the measure
+        return
+    rate, unit = RATE.get(lab, ("gb_per_s", "GB/s"))
+    for r in rows:
+        r["rate"] = r[rate]
     device, date = rows[0]["device"], rows[0]["date"]
     title_tail = f"{device}, {date}"
     steps = sorted({r["step"] for r in rows}, key=step_order)
-    copy = max((r["copy_gb_per_s"] for r in rows), default=0.0)
+    copy = max((r["copy_gb_per_s"] for r in rows), default=0.0) if rate == "gb_per_s" else 0.0
     largest = max(r["n"] for r in rows)
 
     # Ladder: best GB/s per step at the largest n.
     best = {}
     for r in rows:
-        if r["n"] == largest and r["gb_per_s"] > best.get(r["step"], 0.0):
-            best[r["step"]] = r["gb_per_s"]
+        if r["n"] == largest and r["rate"] > best.get(r["step"], 0.0):
+            best[r["step"]] = r["rate"]
     data = "\n".join(f"{quote(s)} {best[s]:.3f}" for s in steps if s in best)
     gnuplot(f"""
-set terminal svg size 900,480 dynamic font "sans,12"
+set terminal svg size 900,480 dynamic noenhanced font "sans,12"
 set output "{HERE}/{lab}-ladder.svg"
 set title "{lab}: every step at n = {largest} ({title_tail})"
-set ylabel "GB/s"
+set ylabel "{unit}"
 set style fill solid 0.8
 set boxwidth 0.7
 set xtics rotate by -30
@@ -82,7 +92,7 @@ e
     per_step = defaultdict(dict)
     for r in rows:
         cur = per_step[r["step"]].get(r["n"], 0.0)
-        per_step[r["step"]][r["n"]] = max(cur, r["gb_per_s"])
+        per_step[r["step"]][r["n"]] = max(cur, r["rate"])
     if len({r["n"] for r in rows}) > 1:
         blocks_of_data = []
         plots = []
@@ -91,13 +101,13 @@ e
             blocks_of_data.append("\n".join(f"{n} {g:.3f}" for n, g in points if g > 0) + "\ne")
             plots.append(f'"-" using 1:2 with linespoints title {quote(s)}')
         gnuplot(f"""
-set terminal svg size 900,520 dynamic font "sans,12"
+set terminal svg size 900,520 dynamic noenhanced font "sans,12"
 set output "{HERE}/{lab}-sizes.svg"
 set title "{lab}: throughput against n ({title_tail})"
 set logscale x 2
 set format x "2^{{%L}}"
 set xlabel "n (elements)"
-set ylabel "GB/s"
+set ylabel "{unit}"
 set key left top
 set grid
 plot {", ".join(plots)}
@@ -107,7 +117,7 @@ plot {", ".join(plots)}
     by_block = defaultdict(dict)
     for r in rows:
         if r["n"] == largest and r["block_size"] > 0:
-            by_block[r["step"]][r["block_size"]] = r["gb_per_s"]
+            by_block[r["step"]][r["block_size"]] = r["rate"]
     if len({b for d in by_block.values() for b in d}) > 1:
         blocks_of_data, plots = [], []
         for s in steps:
@@ -116,16 +126,41 @@ plot {", ".join(plots)}
                 blocks_of_data.append("\n".join(f"{b} {g:.3f}" for b, g in points) + "\ne")
                 plots.append(f'"-" using 1:2 with linespoints title {quote(s)}')
         gnuplot(f"""
-set terminal svg size 900,520 dynamic font "sans,12"
+set terminal svg size 900,520 dynamic noenhanced font "sans,12"
 set output "{HERE}/{lab}-blocks.svg"
 set title "{lab}: block size at n = {largest} ({title_tail})"
 set logscale x 2
 set xlabel "threads per block"
-set ylabel "GB/s"
+set ylabel "{unit}"
 set key outside right
 set grid
 plot {", ".join(plots)}
 """ + "\n".join(blocks_of_data) + "\n")
+
+
+def plot_times(lab, rows):
+    """Bars of the median time per step (log scale) for labs whose work is not bytes."""
+    device, date = rows[0]["device"], rows[0]["date"]
+    best = {}
+    for r in rows:
+        if r["ms"] > 0 and (r["step"] not in best or r["ms"] < best[r["step"]]):
+            best[r["step"]] = r["ms"]
+    steps = sorted(best, key=step_order)
+    data = "\n".join(f"{quote(s)} {best[s]:.6f}" for s in steps)
+    gnuplot(f"""
+set terminal svg size 900,480 dynamic noenhanced font "sans,12"
+set output "{HERE}/{lab}-ladder.svg"
+set title "{lab}: time per step ({device}, {date})"
+set ylabel "ms (log scale, lower is better)"
+set logscale y
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -30
+set grid ytics
+plot "-" using 0:2:xtic(1) with boxes notitle lc rgb "#3a6ea5"
+{data}
+e
+""")
 
 
 def main(argv):
