@@ -49,6 +49,16 @@ gl_status scan_run(scan_step step, scan_kind kind, const int *d_in, int *d_out, 
  * correct step. Same rules as scan_run (in place allowed, n up to SCAN_MAX_N). */
 gl_status scan_exclusive(const int *d_in, int *d_out, size_t n);
 
+/* The block size a step uses when scan_run is given block_size 0; 0 for a value outside the
+ * ladder. (Benchmarks report it, so their block-size plots show the size that really ran.) */
+int scan_default_block_size(scan_step step);
+
+/* The steps keep their scratch memory (block sums, tile status words, a second buffer) in one
+ * device buffer that grows when a larger n needs more and is reused by later calls, so that
+ * a timed call does no cudaMalloc. This frees it; the next call allocates again. Optional: the
+ * process's exit frees it too. Not thread-safe: call the lab from one host thread at a time. */
+void scan_release_scratch(void);
+
 #ifdef __cplusplus
 }
 #endif
