@@ -48,11 +48,46 @@ def quote(text):
     return '"' + text.replace('"', "'") + '"'
 
 
+def split_keep_ratios(lab, rows):
+    """Compaction rows name their keep ratio after the step ("5-single-pass@75"). Draw the usual
+    figures from the rows at 75% kept (the performance target's ratio), under the plain step
+    name, plus <lab>-ratios.svg: throughput against the keep ratio at the largest n."""
+    if not any("@" in r["step"] for r in rows):
+        return rows
+    by_ratio = defaultdict(dict)
+    largest = max(r["n"] for r in rows)
+    kept = []
+    for r in rows:
+        step, _, ratio = r["step"].partition("@")
+        if ratio and r["n"] == largest and r["block_size"] == 0 and r["gb_per_s"] > 0:
+            by_ratio[step][int(ratio)] = r["gb_per_s"]
+        if not ratio or ratio == "75":
+            kept.append(dict(r, step=step))
+    steps = sorted(by_ratio, key=step_order)
+    blocks_of_data, plots = [], []
+    for s in steps:
+        if not s.startswith("1"):  # the CPU rows would flatten the plot
+            blocks_of_data.append("\n".join(f"{k} {g:.3f}" for k, g in sorted(by_ratio[s].items())) + "\ne")
+            plots.append(f'"-" using 1:2 with linespoints title {quote(s)}')
+    gnuplot(f"""
+set terminal svg size 900,520 dynamic noenhanced font "sans,12"
+set output "{HERE}/{lab}-ratios.svg"
+set title "{lab}: throughput against the keep ratio at n = {largest} ({rows[0]['device']}, {rows[0]['date']})"
+set xlabel "elements kept (%)"
+set ylabel "GB/s (4n + 4 kept bytes; 8n for splits)"
+set key outside right
+set grid
+plot {", ".join(plots)}
+""" + "\n".join(blocks_of_data) + "\n")
+    return kept
+
+
 # Sorting is judged in keys per second; the primitives in bytes per second.
 RATE = {"radix_sort": ("gelem_per_s", "G keys/s"), "bitonic_sort": ("gelem_per_s", "G keys/s")}
 
 
 def plot_lab(lab, rows):
+    rows = split_keep_ratios(lab, rows)
     if all(r["gb_per_s"] == 0 for r in rows):
         plot_times(lab, rows)  # no bytes counted (the ODE lab): time is the measure
         return
