@@ -1,0 +1,228 @@
+/* grade: the course's grader. See grader/README.md, or run `grade --help`. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "grade.h"
+#include "grade_config.h"
+#include "proc.h"
+#include "submission.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: grade [options] [SUBMISSION_DIR]\n"
+          "       grade --batch SUBMISSIONS_DIR [options]\n"
+          "       grade --export-release DIR\n"
+          "\n"
+          "Grades the labs with CTest and the rubrics in grader/rubric/, and writes\n"
+          "results.json (Gradescope), junit.xml, summary.md and items.tsv into the output\n"
+          "folder. With no SUBMISSION_DIR it grades the course's own labs/ in a build tree;\n"
+          "with one, it copies the course to a work folder, lays only the student's files\n"
+          "(each rubric's `files` line) over it and grades that. The exit status says whether\n"
+          "grading ran (0), not whether the code passed; 1: grading hit a problem (the reports\n"
+          "say which), 2: bad usage.\n"
+          "\n"
+          "options:\n"
+          "  --out DIR          reports go here (default: grade-out)\n"
+          "  --build-dir DIR    the build tree to grade labs/ in (default: %s);\n"
+          "                     configured with LAB_IMPL=labs if it does not exist\n"
+          "  --work-dir DIR     submissions: the course copy and its build (default: OUT/work);\n"
+          "                     kept between runs, so the next grade rebuilds only what changed\n"
+          "  --lab LAB          grade only this lab (repeatable): %s\n"
+          "  --jobs N           parallel build jobs and correctness tests (default: CPUs)\n"
+          "  --course DIR       the course tree (default: %s)\n"
+          "  --cmake-arg ARG    an extra argument for configuring a fresh build (repeatable)\n"
+          "  --quiet            no table on the terminal\n"
+          "  --batch DIR        grade every folder in DIR; OUT/gradebook.csv and OUT/<name>/\n"
+          "  --export-release DIR  copy the course without solutions/, grader/private/ and\n"
+          "                     grader/selftest/ into DIR (a student release)\n"
+          "  --help             this text\n",
+          GRADE_BINARY_DIR, GRADE_LABS, GRADE_SOURCE_DIR);
+}
+
+static int export_release(const char *course, const char *dest) {
+  copy_rules rules;
+  copy_rules_init(&rules);
+  copy_rules_for_release(&rules);
+  size_t ignored = copy_rules_skip_git_ignored(&rules, course);
+  overlay none;
+  overlay_init(&none);
+  sync_stats stats;
+  strbuf err;
+  sb_init(&err);
+  int rc = tree_sync(course, dest, &rules, &none, &stats, &err);
+  if (rc != 0) {
+    fprintf(stderr, "grade: cannot export the student release: %s", err.data);
+  } else {
+    printf("student release in %s: %zu files written, %zu unchanged, %zu removed\n", dest,
+           stats.copied, stats.unchanged, stats.removed);
+    printf("left out: solutions/, grader/private/, grader/selftest/, build trees, grade-out/, "
+           "hidden folders%s\n", ignored ? " and what git ignores" : "");
+  }
+  sb_free(&err);
+  overlay_free(&none);
+  copy_rules_free(&rules);
+  return rc == 0 ? 0 : 1;
+}
+
+static int parse_jobs(const char *text, int *jobs) {
+  char *end = NULL;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 1 || value > 1024) return 0;
+  *jobs = (int)value;
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  forget_parent_make();
+  grade_options opt;
+  grade_options_init(&opt);
+  const char *out = "grade-out";
+  const char *build_dir = GRADE_BINARY_DIR;
+  const char *work_dir = NULL;
+  const char *course = GRADE_SOURCE_DIR;
+  const char *batch_dir = NULL;
+  const char *export_dir = NULL;
+  const char *submission = NULL;
+  int quiet = 0;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  opt.jobs = cpus > 0 ? (int)cpus : 1;
+  opt.cmake = GRADE_CMAKE;
+  opt.ctest = GRADE_CTEST;
+  char labs_text[] = GRADE_LABS;
+  for (char *lab = strtok(labs_text, " "); lab; lab = strtok(NULL, " ")) sl_push(&opt.all_labs, lab);
+  const char *configure_args[] = {GRADE_CONFIGURE_ARGS};
+  for (size_t i = 0; configure_args[i] != NULL; i++) sl_push(&opt.configure_args, configure_args[i]);
+
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes_value = strcmp(arg, "--out") == 0 || strcmp(arg, "--build-dir") == 0 ||
+                      strcmp(arg, "--work-dir") == 0 || strcmp(arg, "--lab") == 0 ||
+                      strcmp(arg, "--jobs") == 0 || strcmp(arg, "--course") == 0 ||
+                      strcmp(arg, "--batch") == 0 || strcmp(arg, "--export-release") == 0 ||
+                      strcmp(arg, "--cmake-arg") == 0;
+    if (takes_value && value == NULL) {
+      fprintf(stderr, "grade: %s needs a value\n", arg);
+      return 2;
+    }
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(arg, "--quiet") == 0) {
+      quiet = 1;
+    } else if (strcmp(arg, "--out") == 0) {
+      out = value;
+    } else if (strcmp(arg, "--build-dir") == 0) {
+      build_dir = value;
+    } else if (strcmp(arg, "--work-dir") == 0) {
+      work_dir = value;
+    } else if (strcmp(arg, "--course") == 0) {
+      course = value;
+    } else if (strcmp(arg, "--batch") == 0) {
+      batch_dir = value;
+    } else if (strcmp(arg, "--export-release") == 0) {
+      export_dir = value;
+    } else if (strcmp(arg, "--cmake-arg") == 0) {
+      sl_push(&opt.configure_args, value);
+    } else if (strcmp(arg, "--lab") == 0) {
+      if (!sl_contains(&opt.all_labs, value)) {
+        fprintf(stderr, "grade: no lab named '%s' (the labs: %s)\n", value, GRADE_LABS);
+        return 2;
+      }
+      if (!sl_contains(&opt.labs, value)) sl_push(&opt.labs, value);
+    } else if (strcmp(arg, "--jobs") == 0) {
+      if (!parse_jobs(value, &opt.jobs)) {
+        fprintf(stderr, "grade: --jobs takes a number from 1 to 1024, not '%s'\n", value);
+        return 2;
+      }
+    } else if (arg[0] == '-') {
+      fprintf(stderr, "grade: unknown option %s (see grade --help)\n", arg);
+      return 2;
+    } else if (submission == NULL) {
+      submission = arg;
+      continue;
+    } else {
+      fprintf(stderr, "grade: one submission at a time ('%s' and '%s'); use --batch for a "
+                      "folder of them\n", submission, arg);
+      return 2;
+    }
+    if (takes_value) i++;
+  }
+
+  char *course_abs = real_path(course);
+  if (course_abs == NULL) {
+    fprintf(stderr, "grade: the course folder %s does not exist\n", course);
+    return 2;
+  }
+  opt.source_dir = course_abs;
+  if (export_dir != NULL) {
+    char *dest = absolute_path(export_dir);
+    int rc = export_release(course_abs, dest);
+    free(dest);
+    free(course_abs);
+    grade_options_free(&opt);
+    return rc;
+  }
+  if (batch_dir != NULL && submission != NULL) {
+    fprintf(stderr, "grade: --batch grades a folder of submissions; name no other submission\n");
+    return 2;
+  }
+
+  char *out_abs = absolute_path(out);
+  char *work_abs = work_dir ? absolute_path(work_dir) : path_join(out_abs, "work");
+  char *build_abs = absolute_path(build_dir);
+  char *submission_abs = NULL;
+  opt.out_dir = out_abs;
+  opt.work_dir = work_abs;
+  opt.build_dir = build_abs;
+  if (mkdir_p(out_abs) != 0) {
+    fprintf(stderr, "grade: cannot make %s: %s\n", out_abs, strerror(errno));
+    return 1;
+  }
+
+  int rc;
+  if (batch_dir != NULL) {
+    char *batch_abs = real_path(batch_dir);
+    if (batch_abs == NULL) {
+      fprintf(stderr, "grade: the submissions folder %s does not exist\n", batch_dir);
+      return 2;
+    }
+    rc = grade_batch(&opt, batch_abs, out_abs);
+    free(batch_abs);
+  } else {
+    if (submission != NULL) {
+      submission_abs = real_path(submission);
+      if (submission_abs == NULL || !dir_exists(submission_abs)) {
+        fprintf(stderr, "grade: the submission %s is not a folder\n", submission);
+        return 2;
+      }
+      opt.submission = submission_abs;
+    }
+    grade_report report;
+    report_init(&report);
+    rc = grade_run(&opt, &report);
+    strbuf err;
+    sb_init(&err);
+    if (grade_write_reports(&report, out_abs, &err) != 0) {
+      fprintf(stderr, "grade: %s", err.data);
+      rc = 1;
+    }
+    sb_free(&err);
+    if (!quiet) print_table(&report, stdout);
+    printf("reports: %s/{results.json,junit.xml,summary.md,items.tsv}; logs in %s/logs\n",
+           out_abs, out_abs);
+    report_free(&report);
+  }
+  free(submission_abs);
+  free(build_abs);
+  free(work_abs);
+  free(out_abs);
+  free(course_abs);
+  grade_options_free(&opt);
+  return rc;
+}

@@ -1,0 +1,31 @@
+/* Running the tools the grader drives (cmake, ctest), with their output in a log file. */
+#ifndef GRADE_PROC_H
+#define GRADE_PROC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs argv (argv[0] looked up on PATH) with stdin from /dev/null and stdout and stderr
+ * appended to `log_path` (after a line naming the command). Returns the exit status, 128 + n
+ * for a process ended by signal n, or -1 when it could not be started (the log says why). */
+int run_logged(char *const argv[], const char *log_path);
+
+/* Runs argv and returns all it wrote on stdout (stderr is dropped), or NULL when it could not
+ * run or exited with a non-zero status. */
+char *run_capture(char *const argv[], size_t *length);
+
+/* Runs argv and returns its first line of output (stdout), or NULL. For short queries. */
+char *run_first_line(char *const argv[]);
+
+/* Removes the variables make uses to talk to its children (MAKEFLAGS, MFLAGS, MAKELEVEL) from
+ * this process's environment, so the cmake and ctest it starts from inside a build (the
+ * grade_labs target) behave as if started by hand. */
+void forget_parent_make(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,222 @@
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *lab_state_name(lab_state state) {
+  switch (state) {
+    case LAB_GRADED: return "graded";
+    case LAB_BUILD_FAILED: return "build failed";
+    case LAB_NO_RUBRIC: return "no rubric";
+    case LAB_ERROR: return "error";
+  }
+  return "unknown";
+}
+
+void report_init(grade_report *report) {
+  memset(report, 0, sizeof *report);
+  sl_init(&report->problems);
+}
+
+static void lab_free(lab_result *lab) {
+  free(lab->lab);
+  free(lab->note);
+  free(lab->build_errors);
+  rubric_free(&lab->rubric);
+  tests_free(&lab->tests);
+  for (size_t i = 0; i < lab->n_items; i++) item_result_free(&lab->items[i]);
+  free(lab->items);
+  sl_free(&lab->files_taken);
+  sl_free(&lab->files_missing);
+  sl_free(&lab->files_rejected);
+}
+
+void report_free(grade_report *report) {
+  for (size_t i = 0; i < report->n_labs; i++) lab_free(&report->labs[i]);
+  free(report->labs);
+  free(report->source_dir);
+  free(report->build_dir);
+  free(report->submission);
+  free(report->lab_impl);
+  free(report->backend);
+  free(report->gpu_name);
+  free(report->no_gpu_reason);
+  free(report->started_at);
+  sl_free(&report->problems);
+  memset(report, 0, sizeof *report);
+}
+
+lab_result *report_add_lab(grade_report *report, const char *lab) {
+  report->labs = xrealloc(report->labs, (report->n_labs + 1) * sizeof *report->labs);
+  lab_result *result = &report->labs[report->n_labs++];
+  memset(result, 0, sizeof *result);
+  result->lab = xstrdup(lab);
+  result->state = LAB_GRADED;
+  rubric_init(&result->rubric, lab);
+  tests_init(&result->tests);
+  sl_init(&result->files_taken);
+  sl_init(&result->files_missing);
+  sl_init(&result->files_rejected);
+  return result;
+}
+
+void lab_totals(const lab_result *lab, report_totals *totals) {
+  memset(totals, 0, sizeof *totals);
+  if (lab->state != LAB_GRADED && lab->state != LAB_BUILD_FAILED) return;
+  for (size_t i = 0; i < lab->n_items; i++) {
+    const item_result *item = &lab->items[i];
+    totals->rubric_points += item->item->points;
+    if (item->state == ITEM_NOT_RUN) {
+      totals->not_scored += item->item->points;
+    } else {
+      totals->score += item->score;
+      totals->max_score += item->item->points;
+    }
+  }
+}
+
+void report_totals_of(const grade_report *report, report_totals *totals) {
+  memset(totals, 0, sizeof *totals);
+  for (size_t i = 0; i < report->n_labs; i++) {
+    report_totals lab;
+    lab_totals(&report->labs[i], &lab);
+    totals->score += lab.score;
+    totals->max_score += lab.max_score;
+    totals->rubric_points += lab.rubric_points;
+    totals->not_scored += lab.not_scored;
+  }
+}
+
+char *report_gpu_line(const grade_report *report) {
+  if (report->backend && strcmp(report->backend, "sim") == 0) {
+    return xstrdup("CPU backend (LAB_BACKEND=sim): correctness is checked on the CPU backend; "
+                   "performance is not run.");
+  }
+  if (report->gpu_present) {
+    return xasprintf("GPU: %s.", report->gpu_name ? report->gpu_name : "a CUDA device");
+  }
+  return xasprintf("No GPU: %s. Tests that need a GPU were not run, and their items are not "
+                   "scored (neither zero nor full marks).",
+                   report->no_gpu_reason ? report->no_gpu_reason : "no CUDA device was found");
+}
+
+/* ---- escaping ---- */
+
+/* Length of the valid UTF-8 sequence at `p` (1..4), or 0 if it is not one. */
+static size_t utf8_sequence(const unsigned char *p) {
+  if (p[0] < 0x80) return 1;
+  size_t n;
+  unsigned long cp;
+  if ((p[0] & 0xE0) == 0xC0) {
+    n = 2;
+    cp = p[0] & 0x1Fu;
+  } else if ((p[0] & 0xF0) == 0xE0) {
+    n = 3;
+    cp = p[0] & 0x0Fu;
+  } else if ((p[0] & 0xF8) == 0xF0) {
+    n = 4;
+    cp = p[0] & 0x07u;
+  } else {
+    return 0;
+  }
+  for (size_t i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3Fu);
+  }
+  static const unsigned long smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < smallest[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+void json_append_string(strbuf *sb, const char *text) {
+  sb_append_char(sb, '"');
+  const unsigned char *p = (const unsigned char *)(text ? text : "");
+  while (*p) {
+    unsigned char c = *p;
+    if (c == '"') sb_append(sb, "\\\"");
+    else if (c == '\\') sb_append(sb, "\\\\");
+    else if (c == '\n') sb_append(sb, "\\n");
+    else if (c == '\r') sb_append(sb, "\\r");
+    else if (c == '\t') sb_append(sb, "\\t");
+    else if (c < 0x20 || c == 0x7F) sb_printf(sb, "\\u%04x", c);
+    else if (c < 0x80) sb_append_char(sb, (char)c);
+    else {
+      size_t n = utf8_sequence(p);
+      if (n == 0) {
+        sb_append(sb, "\xEF\xBF\xBD");
+        p++;
+        continue;
+      }
+      sb_append_n(sb, (const char *)p, n);
+      p += n;
+      continue;
+    }
+    p++;
+  }
+  sb_append_char(sb, '"');
+}
+
+void xml_append_escaped(strbuf *sb, const char *text) {
+  const unsigned char *p = (const unsigned char *)(text ? text : "");
+  while (*p) {
+    unsigned char c = *p;
+    if (c == '<') sb_append(sb, "&lt;");
+    else if (c == '>') sb_append(sb, "&gt;");
+    else if (c == '&') sb_append(sb, "&amp;");
+    else if (c == '"') sb_append(sb, "&quot;");
+    else if (c == '\'') sb_append(sb, "&apos;");
+    else if (c == '\n' || c == '\t' || c == '\r') sb_append_char(sb, (char)c);
+    else if (c < 0x20 || c == 0x7F) sb_append(sb, "?"); /* not allowed in XML 1.0 */
+    else if (c < 0x80) sb_append_char(sb, (char)c);
+    else {
+      size_t n = utf8_sequence(p);
+      if (n == 0) {
+        sb_append(sb, "\xEF\xBF\xBD");
+        p++;
+        continue;
+      }
+      sb_append_n(sb, (const char *)p, n);
+      p += n;
+      continue;
+    }
+    p++;
+  }
+}
+
+char *printable_text(const char *text) {
+  strbuf sb;
+  sb_init(&sb);
+  const unsigned char *p = (const unsigned char *)(text ? text : "");
+  while (*p) {
+    if (*p == '\n' || *p == '\t') {
+      sb_append_char(&sb, (char)*p++);
+    } else if (*p < 0x20 || *p == 0x7F) {
+      sb_append_char(&sb, '?');
+      p++;
+    } else {
+      size_t n = utf8_sequence(p);
+      if (n == 0) {
+        sb_append(&sb, "\xEF\xBF\xBD");
+        p++;
+      } else {
+        sb_append_n(&sb, (const char *)p, n);
+        p += n;
+      }
+    }
+  }
+  return sb_steal(&sb);
+}
+
+void csv_append_field(strbuf *sb, const char *text) {
+  text = text ? text : "";
+  if (strpbrk(text, ",\"\n\r") == NULL) {
+    sb_append(sb, text);
+    return;
+  }
+  sb_append_char(sb, '"');
+  for (const char *p = text; *p; p++) {
+    if (*p == '"') sb_append_char(sb, '"');
+    sb_append_char(sb, *p);
+  }
+  sb_append_char(sb, '"');
+}

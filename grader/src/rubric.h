@@ -1,0 +1,55 @@
+/* Rubric files (grader/rubric/<lab>.rubric; the format is grader/rubric/README.md). */
+#ifndef GRADE_RUBRIC_H
+#define GRADE_RUBRIC_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum item_kind { ITEM_STEP, ITEM_PERF } item_kind;
+
+typedef struct rubric_item {
+  item_kind kind;
+  char *id;
+  double points;
+  char *tests;  /* CTest name pattern: '*', '?', alternatives joined by '|' */
+  char *metric; /* perf only */
+  double target;
+  double floor;
+  char *source; /* "reduction.rubric:12", for messages */
+} rubric_item;
+
+typedef struct rubric {
+  char *lab;
+  rubric_item *items;
+  size_t n_items;
+  strlist files; /* the student's files: paths relative to the course root, globs allowed */
+} rubric;
+
+void rubric_init(rubric *r, const char *lab);
+void rubric_free(rubric *r);
+
+/* Parses a rubric's text and appends its items and files to `r`, so a private rubric can add
+ * to the public one. `name` is used in messages ("reduction.rubric"). Returns 0, or -1 with
+ * every problem found, one per line ("reduction.rubric:7: points 'ten' is not a number"). */
+int rubric_parse(rubric *r, const char *text, const char *name, strbuf *errors);
+/* Reads and parses a file; -1 with the cause in `errors` when it cannot be read. */
+int rubric_load(rubric *r, const char *path, strbuf *errors);
+/* Checks what only the whole rubric can show (a files line, at least one item). */
+int rubric_check(const rubric *r, const char *name, strbuf *errors);
+
+double rubric_total(const rubric *r);
+const char *item_kind_name(item_kind kind); /* "step", "perf" */
+
+/* True when `name` matches the whole pattern, or one of its '|' alternatives: '*' matches
+ * any run of characters (also none), '?' exactly one. */
+int pattern_match(const char *pattern, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

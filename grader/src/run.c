@@ -1,0 +1,528 @@
+/* One grading run. CTest is the only test runner: per lab the grader builds lab_<lab>_tests
+ * (so a build error costs that lab only), runs the lab's correctness tests in parallel and its
+ * performance tests one at a time, reads CTest's JUnit files and scores them. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grade.h"
+#include "proc.h"
+#include "submission.h"
+
+/* Output CTest keeps per test in its JUnit file: enough for any failure, and for the metric
+ * lines of a passed performance test. */
+#define OUTPUT_BYTES_PASSED "65536"
+#define OUTPUT_BYTES_FAILED "262144"
+
+void grade_options_init(grade_options *opt) {
+  memset(opt, 0, sizeof *opt);
+  sl_init(&opt->all_labs);
+  sl_init(&opt->labs);
+  sl_init(&opt->configure_args);
+  opt->jobs = 1;
+}
+
+void grade_options_free(grade_options *opt) {
+  sl_free(&opt->all_labs);
+  sl_free(&opt->labs);
+  sl_free(&opt->configure_args);
+}
+
+static void progress(const grade_options *opt, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void progress(const grade_options *opt, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fprintf(stderr, "grade: %s%s", opt->progress ? opt->progress : "", opt->progress ? ": " : "");
+  vfprintf(stderr, format, args);
+  fprintf(stderr, "\n");
+  va_end(args);
+}
+
+char *cmake_cache_get(const char *build_dir, const char *key) {
+  char *path = path_join(build_dir, "CMakeCache.txt");
+  char *text = read_file(path, NULL);
+  free(path);
+  if (text == NULL) return NULL;
+  char *value = NULL;
+  size_t key_length = strlen(key);
+  for (char *line = text; line && *line;) {
+    char *eol = strchr(line, '\n');
+    if (eol) *eol = '\0';
+    /* KEY:TYPE=VALUE */
+    if (strncmp(line, key, key_length) == 0 && line[key_length] == ':') {
+      char *equals = strchr(line, '=');
+      if (equals) {
+        value = trim_copy(equals + 1, strlen(equals + 1));
+        break;
+      }
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+  free(text);
+  return value;
+}
+
+/* Lines of build output that are the build tool's own, not the compiler's. */
+static int is_tool_line(const char *line) {
+  return starts_with(line, "make") || starts_with(line, "gmake") || starts_with(line, "ninja") ||
+         starts_with(line, "[") || starts_with(line, "$ ") || starts_with(line, "Consolidate") ||
+         starts_with(line, "Scanning dependencies");
+}
+
+static int is_error_line(const char *line) {
+  return strstr(line, "error:") != NULL || strstr(line, "error :") != NULL ||
+         strstr(line, "): error") != NULL || strstr(line, "undefined reference") != NULL ||
+         starts_with(line, "CMake Error");
+}
+
+char *build_errors_of(const char *log_text, const char *source_dir) {
+  strlist lines;
+  sl_init(&lines);
+  for (const char *line = log_text; *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t length = eol ? (size_t)(eol - line) : strlen(line);
+    sl_push_owned(&lines, xstrndup(line, length));
+    if (!eol) break;
+    line = eol + 1;
+  }
+  size_t first = lines.count;
+  for (size_t i = 0; i < lines.count && first == lines.count; i++) {
+    if (!is_tool_line(lines.items[i]) && is_error_line(lines.items[i])) first = i;
+  }
+  if (first == lines.count) {
+    sl_free(&lines);
+    return NULL;
+  }
+  char *prefix = xasprintf("%s/", source_dir);
+  strbuf sb;
+  sb_init(&sb);
+  size_t kept = 0;
+  for (size_t i = first; i < lines.count && kept < 12; i++) {
+    const char *line = lines.items[i];
+    if (is_tool_line(line) || line[0] == '\0') continue;
+    /* "…/work/src/labs/scan/scan.cu(12): error: …" reads better as "labs/scan/scan.cu(12): …" */
+    for (const char *p = line; *p;) {
+      if (strncmp(p, prefix, strlen(prefix)) == 0) {
+        p += strlen(prefix);
+      } else {
+        sb_append_char(&sb, *p++);
+      }
+    }
+    sb_append_char(&sb, '\n');
+    kept++;
+  }
+  free(prefix);
+  sl_free(&lines);
+  return sb_steal(&sb);
+}
+
+static char *utc_now(void) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char text[32];
+  strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return xstrdup(text);
+}
+
+static int wants_lab(const grade_options *opt, const char *lab) {
+  return opt->labs.count == 0 || sl_contains(&opt->labs, lab);
+}
+
+/* Reads a rubric and the private one beside it, if any. */
+static int load_rubric(const char *source_dir, const char *lab, rubric *r, strbuf *errors) {
+  char *name = xasprintf("grader/rubric/%s.rubric", lab);
+  char *path = path_join(source_dir, name);
+  int rc = rubric_load(r, path, errors);
+  char *private_name = xasprintf("grader/private/%s.rubric", lab);
+  char *private_path = path_join(source_dir, private_name);
+  if (file_exists(private_path) && rubric_load(r, private_path, errors) != 0) rc = -1;
+  if (rc == 0) rc = rubric_check(r, name, errors);
+  free(private_name);
+  free(private_path);
+  free(path);
+  free(name);
+  return rc;
+}
+
+static int configure(const grade_options *opt, const char *source_dir, const char *build_dir,
+                     const char *log_path) {
+  strlist args;
+  sl_init(&args);
+  sl_push(&args, opt->cmake);
+  sl_push(&args, "-S");
+  sl_push(&args, source_dir);
+  sl_push(&args, "-B");
+  sl_push(&args, build_dir);
+  for (size_t i = 0; i < opt->configure_args.count; i++) sl_push(&args, opt->configure_args.items[i]);
+  sl_push(&args, "-DLAB_IMPL=labs");
+  sl_push_owned(&args, NULL);
+  int rc = run_logged(args.items, log_path);
+  sl_free(&args);
+  return rc;
+}
+
+static int build_target(const grade_options *opt, const char *build_dir, const char *target,
+                        const char *log_path) {
+  char jobs[16];
+  snprintf(jobs, sizeof jobs, "%d", opt->jobs);
+  char *argv[] = {(char *)opt->cmake, "--build", (char *)build_dir, "--target", (char *)target,
+                  "--parallel", jobs, NULL};
+  return run_logged(argv, log_path);
+}
+
+/* Runs the tests carrying both labels and appends what the JUnit file holds to `tests`.
+ * Returns 0, or -1 with the cause in `why`. */
+static int run_ctest(const grade_options *opt, const char *build_dir, const char *lab_label,
+                     const char *kind_label, int parallel, const char *junit_path,
+                     const char *log_path, test_list *tests, strbuf *why) {
+  char jobs[16];
+  snprintf(jobs, sizeof jobs, "%d", parallel ? opt->jobs : 1);
+  char *lab_regex = xasprintf("^%s$", lab_label);
+  char *kind_regex = xasprintf("^%s$", kind_label);
+  char *argv[] = {(char *)opt->ctest, "--test-dir", (char *)build_dir, "-L", lab_regex, "-L",
+                  kind_regex, "--parallel", jobs, "--output-junit", (char *)junit_path,
+                  "--test-output-size-passed", OUTPUT_BYTES_PASSED,
+                  "--test-output-size-failed", OUTPUT_BYTES_FAILED, "--no-tests=ignore", NULL};
+  remove(junit_path);
+  remove(log_path);
+  int status = run_logged(argv, log_path);
+  free(lab_regex);
+  free(kind_regex);
+  size_t length = 0;
+  char *xml = read_file(junit_path, &length);
+  if (xml == NULL) {
+    sb_printf(why, "CTest wrote no JUnit file (exit status %d); see %s", status, log_path);
+    return -1;
+  }
+  test_list found;
+  tests_init(&found);
+  char err[256];
+  if (junit_read(xml, length, &found, err, sizeof err) != 0) {
+    sb_printf(why, "cannot read CTest's JUnit file %s: %s", junit_path, err);
+    free(xml);
+    tests_free(&found);
+    return -1;
+  }
+  free(xml);
+  char *log = read_file(log_path, NULL);
+  if (log) ctest_log_apply(log, &found);
+  free(log);
+  tests_classify(&found);
+  /* Move the results over. */
+  for (size_t i = 0; i < found.count; i++) {
+    if (tests->count == tests->cap) {
+      tests->cap = tests->cap ? tests->cap * 2 : 16;
+      tests->items = xrealloc(tests->items, tests->cap * sizeof *tests->items);
+    }
+    tests->items[tests->count++] = found.items[i];
+  }
+  free(found.items);
+  return 0;
+}
+
+/* Finds out whether the tests can use a GPU, by running common's GPU tests (code no student
+ * touches): they run on a GPU and skip, saying why, without one. */
+static void probe_gpu(const grade_options *opt, grade_report *report, const char *logs) {
+  char *build_log = path_join(logs, "gpu-probe-build.log");
+  char *junit = path_join(logs, "gpu-probe.xml");
+  char *log = path_join(logs, "gpu-probe.log");
+  test_list tests;
+  tests_init(&tests);
+  strbuf why;
+  sb_init(&why);
+  progress(opt, "checking for a GPU (common's GPU tests)");
+  if (build_target(opt, report->build_dir, "test_common_gpu", build_log) != 0) {
+    sl_push_owned(&report->problems,
+                  xasprintf("the GPU probe (test_common_gpu) did not build; see %s", build_log));
+  } else if (run_ctest(opt, report->build_dir, "common", "gpu", 1, junit, log, &tests, &why) != 0) {
+    sl_push_owned(&report->problems, xasprintf("the GPU probe did not run: %s", why.data));
+  }
+  size_t ran = 0, failed = 0;
+  const char *skip_reason = NULL, *fail_reason = NULL;
+  for (size_t i = 0; i < tests.count; i++) {
+    const test_result *t = &tests.items[i];
+    if (t->status == TEST_PASSED || t->status == TEST_FAILED) ran++;
+    if (t->status == TEST_FAILED) {
+      failed++;
+      if (!fail_reason) fail_reason = t->reason;
+    }
+    if (t->status == TEST_SKIPPED && !skip_reason) skip_reason = t->reason;
+  }
+  if (ran > 0) {
+    report->gpu_present = 1;
+    char *argv[] = {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", NULL};
+    report->gpu_name = run_first_line(argv);
+    if (failed > 0) {
+      sl_push_owned(&report->problems,
+                    xasprintf("common's GPU tests failed on this machine (%s): results may be "
+                              "unreliable; see %s", fail_reason ? fail_reason : "failed", log));
+    }
+  } else {
+    report->gpu_present = 0;
+    if (skip_reason) report->no_gpu_reason = xstrdup(skip_reason);
+    else if (tests.count == 0) report->no_gpu_reason = xstrdup("the GPU probe found no test to run");
+    else report->no_gpu_reason = xstrdup("the GPU probe's tests did not run");
+  }
+  sb_free(&why);
+  tests_free(&tests);
+  free(build_log);
+  free(junit);
+  free(log);
+}
+
+static void grade_lab(const grade_options *opt, grade_report *report, lab_result *lab,
+                      const score_context *ctx, const char *logs) {
+  double start = now_seconds();
+  char *name = xasprintf("%s-build.log", lab->lab);
+  char *build_log = path_join(logs, name);
+  free(name);
+  char *target = xasprintf("lab_%s_tests", lab->lab);
+  progress(opt, "%s: building %s", lab->lab, target);
+  remove(build_log);
+  int build_status = build_target(opt, report->build_dir, target, build_log);
+  free(target);
+  if (build_status != 0) {
+    char *log = read_file(build_log, NULL);
+    lab->state = LAB_BUILD_FAILED;
+    lab->build_errors = log ? build_errors_of(log, report->source_dir) : NULL;
+    free(log);
+    char *first = NULL;
+    if (lab->build_errors) {
+      const char *eol = strchr(lab->build_errors, '\n');
+      first = eol ? xstrndup(lab->build_errors, (size_t)(eol - lab->build_errors))
+                  : xstrdup(lab->build_errors);
+    }
+    char *reason = first ? xasprintf("the lab did not build: %s", first)
+                         : xasprintf("the lab did not build (exit status %d); see %s",
+                                     build_status, build_log);
+    lab->note = xasprintf("did not build; see logs/%s-build.log", lab->lab);
+    lab->n_items = lab->rubric.n_items;
+    lab->items = xcalloc(lab->n_items + 1, sizeof *lab->items);
+    for (size_t i = 0; i < lab->n_items; i++) {
+      score_item_unbuilt(&lab->rubric.items[i], reason, &lab->items[i]);
+    }
+    progress(opt, "%s: did not build: %s", lab->lab, first ? first : "see the log");
+    free(reason);
+    free(first);
+    free(build_log);
+    lab->seconds = now_seconds() - start;
+    return;
+  }
+  free(build_log);
+
+  const char *kinds[] = {"correctness", "performance"};
+  for (int k = 0; k < 2; k++) {
+    if (k == 1 && ctx->cpu_backend) break; /* performance is measured on a GPU only */
+    char *base = xasprintf("%s-%s", lab->lab, kinds[k]);
+    char *junit_name = xasprintf("%s.xml", base);
+    char *log_name = xasprintf("%s.log", base);
+    char *junit = path_join(logs, junit_name);
+    char *log = path_join(logs, log_name);
+    progress(opt, "%s: running the %s tests", lab->lab, kinds[k]);
+    strbuf why;
+    sb_init(&why);
+    if (run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log, &lab->tests,
+                  &why) != 0) {
+      lab->state = LAB_ERROR;
+      lab->note = xasprintf("the %s tests could not be run: %s", kinds[k], why.data);
+      sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
+    }
+    sb_free(&why);
+    free(base);
+    free(junit_name);
+    free(log_name);
+    free(junit);
+    free(log);
+    if (lab->state == LAB_ERROR) break;
+  }
+  if (lab->state != LAB_ERROR) {
+    lab->n_items = lab->rubric.n_items;
+    lab->items = xcalloc(lab->n_items + 1, sizeof *lab->items);
+    for (size_t i = 0; i < lab->n_items; i++) {
+      score_item(&lab->rubric.items[i], &lab->tests, ctx, &lab->items[i]);
+    }
+    report_totals t;
+    lab_totals(lab, &t);
+    progress(opt, "%s: %.2f of %.2f points (%zu tests)%s", lab->lab, t.score, t.max_score,
+             lab->tests.count, t.not_scored > 0 ? ", some items not scored" : "");
+  }
+  lab->seconds = now_seconds() - start;
+}
+
+/* Lays the submission over a pristine copy of the course and configures its build. */
+static int prepare_submission(const grade_options *opt, grade_report *report, const char *logs) {
+  char *src = path_join(opt->work_dir, "src");
+  char *build = path_join(opt->work_dir, "build");
+  overlay ov;
+  overlay_init(&ov);
+  for (size_t i = 0; i < report->n_labs; i++) {
+    lab_result *lab = &report->labs[i];
+    if (lab->state != LAB_GRADED) continue;
+    submission_collect(opt->submission, &lab->rubric.files, &ov, &lab->files_taken,
+                       &lab->files_missing, &lab->files_rejected);
+  }
+  copy_rules rules;
+  copy_rules_init(&rules);
+  copy_rules_for_grading(&rules);
+  copy_rules_skip_git_ignored(&rules, opt->source_dir);
+  sync_stats stats;
+  strbuf err;
+  sb_init(&err);
+  progress(opt, "copying the course to %s and laying the submission over it", src);
+  int rc = tree_sync(opt->source_dir, src, &rules, &ov, &stats, &err);
+  if (rc != 0) {
+    sl_push_owned(&report->problems, xasprintf("cannot prepare the copy of the course: %s", err.data));
+  } else {
+    progress(opt, "%zu files written, %zu unchanged, %zu removed", stats.copied, stats.unchanged,
+             stats.removed);
+    char *log = path_join(logs, "configure.log");
+    remove(log);
+    progress(opt, "configuring %s", build);
+    int status = configure(opt, src, build, log);
+    if (status != 0) {
+      sl_push_owned(&report->problems,
+                    xasprintf("configuring the copy failed (exit status %d); see %s", status, log));
+      rc = -1;
+    }
+    free(log);
+  }
+  free(report->source_dir);
+  free(report->build_dir);
+  report->source_dir = src;
+  report->build_dir = build;
+  sb_free(&err);
+  copy_rules_free(&rules);
+  overlay_free(&ov);
+  return rc;
+}
+
+int grade_run(const grade_options *opt, grade_report *report) {
+  double start = now_seconds();
+  report->started_at = utc_now();
+  char *logs = path_join(opt->out_dir, "logs");
+  if (mkdir_p(logs) != 0) {
+    sl_push_owned(&report->problems, xasprintf("cannot make %s: %s", logs, strerror(errno)));
+  }
+  report->source_dir = xstrdup(opt->source_dir);
+  report->submission = opt->submission ? xstrdup(opt->submission) : NULL;
+
+  /* The rubrics come from the pristine course, never from a submission; in place, from the
+   * tree the build was configured from (which --build-dir may point at). */
+  char *rubric_root = NULL;
+  if (opt->submission == NULL) rubric_root = cmake_cache_get(opt->build_dir, "CMAKE_HOME_DIRECTORY");
+  if (rubric_root == NULL || !dir_exists(rubric_root)) {
+    free(rubric_root);
+    rubric_root = xstrdup(opt->source_dir);
+  }
+  for (size_t i = 0; i < opt->all_labs.count; i++) {
+    const char *name = opt->all_labs.items[i];
+    if (!wants_lab(opt, name)) continue;
+    lab_result *lab = report_add_lab(report, name);
+    char *rubric_rel = xasprintf("grader/rubric/%s.rubric", name);
+    char *rubric_path = path_join(rubric_root, rubric_rel);
+    if (!file_exists(rubric_path)) {
+      lab->state = LAB_NO_RUBRIC;
+      lab->note = xasprintf("not graded: %s does not exist yet", rubric_rel);
+    } else {
+      strbuf errors;
+      sb_init(&errors);
+      if (load_rubric(rubric_root, name, &lab->rubric, &errors) != 0) {
+        lab->state = LAB_ERROR;
+        char *first = xstrndup(errors.data, strcspn(errors.data, "\n"));
+        lab->note = xasprintf("not graded: the rubric has errors: %s", first);
+        free(first);
+        sl_push_owned(&report->problems, xasprintf("rubric errors:\n%s", errors.data));
+      }
+      sb_free(&errors);
+    }
+    free(rubric_rel);
+    free(rubric_path);
+  }
+  free(rubric_root);
+
+  int ready = 1;
+  if (opt->submission) {
+    ready = prepare_submission(opt, report, logs) == 0;
+  } else {
+    report->build_dir = xstrdup(opt->build_dir);
+    char *cache = path_join(report->build_dir, "CMakeCache.txt");
+    if (!file_exists(cache)) {
+      char *log = path_join(logs, "configure.log");
+      remove(log);
+      progress(opt, "configuring %s (LAB_IMPL=labs)", report->build_dir);
+      int status = configure(opt, opt->source_dir, report->build_dir, log);
+      if (status != 0) {
+        sl_push_owned(&report->problems,
+                      xasprintf("configuring %s failed (exit status %d); see %s",
+                                report->build_dir, status, log));
+        ready = 0;
+      }
+      free(log);
+    }
+    free(cache);
+  }
+
+  if (ready) {
+    char *home = cmake_cache_get(report->build_dir, "CMAKE_HOME_DIRECTORY");
+    if (home) {
+      free(report->source_dir);
+      report->source_dir = home;
+    }
+    report->lab_impl = cmake_cache_get(report->build_dir, "LAB_IMPL");
+    report->backend = cmake_cache_get(report->build_dir, "LAB_BACKEND");
+  }
+  if (report->lab_impl == NULL) report->lab_impl = xstrdup("labs");
+  if (report->backend == NULL) report->backend = xstrdup("cuda");
+  score_context ctx = {0, strcmp(report->backend, "sim") == 0};
+  if (ready && !ctx.cpu_backend) probe_gpu(opt, report, logs);
+  ctx.gpu_present = report->gpu_present;
+
+  for (size_t i = 0; i < report->n_labs; i++) {
+    lab_result *lab = &report->labs[i];
+    if (lab->state != LAB_GRADED) continue;
+    if (!ready) {
+      lab->state = LAB_ERROR;
+      lab->note = xstrdup("not graded: the build tree could not be prepared");
+      continue;
+    }
+    grade_lab(opt, report, lab, &ctx, logs);
+  }
+  free(logs);
+  report->seconds = now_seconds() - start;
+  return report->problems.count > 0 ? 1 : 0;
+}
+
+int grade_write_reports(const grade_report *report, const char *out_dir, strbuf *err) {
+  if (mkdir_p(out_dir) != 0) {
+    sb_printf(err, "cannot make %s: %s", out_dir, strerror(errno));
+    return -1;
+  }
+  struct {
+    const char *name;
+    int (*write)(const grade_report *, const char *);
+  } writers[] = {{"results.json", write_results_json},
+                 {"junit.xml", write_junit_xml},
+                 {"summary.md", write_summary_md},
+                 {"items.tsv", write_items_tsv}};
+  int rc = 0;
+  for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
+    char *path = path_join(out_dir, writers[i].name);
+    if (writers[i].write(report, path) != 0) {
+      sb_printf(err, "cannot write %s: %s\n", path, strerror(errno));
+      rc = -1;
+    }
+    free(path);
+  }
+  return rc;
+}

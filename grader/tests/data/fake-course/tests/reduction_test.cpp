@@ -1,0 +1,20 @@
+// The fake lab's correctness tests.
+#include "fake_gpu.h"
+
+extern "C" {
+#include "reduction.h"
+}
+
+class FakeStep1 : public FakeGpuTest {};
+class FakeStep2 : public FakeGpuTest {};
+class FakeStep3 : public FakeGpuTest {};
+class FakeStep4 : public FakeGpuTest {};
+
+TEST_F(FakeStep1, Adds) { EXPECT_EQ(fake_add(2, 3), 5) << "fake_add(2, 3)"; }
+TEST_F(FakeStep1, AddsNegatives) { EXPECT_EQ(fake_add(-2, -3), -5); }
+TEST_F(FakeStep2, Multiplies) { EXPECT_EQ(fake_mul(4, 5), 20); }
+TEST_F(FakeStep3, Returns) { EXPECT_EQ(fake_wait(), 0); }
+TEST_F(FakeStep4, Touches) {
+  int cell = 7;
+  EXPECT_EQ(fake_touch(&cell), 7);
+}

@@ -1,0 +1,178 @@
+// End to end: the grade program on a fake course (grader/tests/data/fake-course), which has the
+// shape of gpulabs as far as the grader can see but runs on any CPU. Its stub fails in every
+// way a lab can (a wrong result, a hang, a crash, a missing test), its "GPU" tests pass or skip
+// as the environment says, and a submission comes with a tampered test and rubric.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "gltest.h"
+
+namespace {
+
+std::string ReadText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteText(const std::string &path, const std::string &text) {
+  std::system(("mkdir -p '" + path.substr(0, path.rfind('/')) + "'").c_str());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+struct Item {
+  std::string result, score, max_score, ratio, why;
+};
+
+// items.tsv: lab, item, kind, result, score, max_score, ratio, why.
+std::map<std::string, Item> ReadItems(const std::string &out) {
+  std::map<std::string, Item> items;
+  std::stringstream in(ReadText(out + "/items.tsv"));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::stringstream fields(line);
+    std::string lab, id, kind;
+    Item item;
+    std::getline(fields, lab, '\t');
+    std::getline(fields, id, '\t');
+    std::getline(fields, kind, '\t');
+    std::getline(fields, item.result, '\t');
+    std::getline(fields, item.score, '\t');
+    std::getline(fields, item.max_score, '\t');
+    std::getline(fields, item.ratio, '\t');
+    std::getline(fields, item.why, '\t');
+    items[id] = item;
+  }
+  return items;
+}
+
+class GraderEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/grader-e2e-test-XXXXXX";
+    tmp_ = mkdtemp(pattern);
+    course_ = std::string(GRADER_TEST_DATA) + "/fake-course";
+  }
+  void TearDown() override { std::system(("rm -rf '" + tmp_ + "'").c_str()); }
+
+  // Runs grade with these arguments; returns its exit status. Its output goes to a log, shown
+  // when a check fails.
+  int Grade(const std::string &args) {
+    log_ = tmp_ + "/grade.log";
+    std::string command = std::string("'") + GRADE_EXE + "' --course '" + course_ +
+                          "' --lab reduction --jobs 2 --quiet " + args + " >'" + log_ + "' 2>&1";
+    int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string Log() { return ReadText(log_); }
+
+  std::string tmp_, course_, log_;
+};
+
+const char *kGoodLab =
+    "#include \"reduction.h\"\n"
+    "int fake_add(int a, int b) { return a + b; }\n"
+    "int fake_mul(int a, int b) { return a * b; }\n"
+    "int fake_wait(void) { return 0; }\n"
+    "int fake_touch(int *cell) { return *cell; }\n"
+    "double fake_speed(void) { return 0.75; }\n";
+
+}  // namespace
+
+TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
+  ASSERT_EQ(Grade("--build-dir '" + tmp_ + "/build' --out '" + tmp_ + "/out'"), 0) << Log();
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out");
+  ASSERT_EQ(items.size(), 6u) << Log();
+  for (const auto &entry : items) {
+    EXPECT_EQ(entry.second.result, "failed") << entry.first << ": " << entry.second.why;
+    EXPECT_EQ(entry.second.score, "0") << entry.first;
+  }
+  EXPECT_NE(items["1-add"].why.find("FakeStep1.Adds: Expected equality of these values: "
+                                    "fake_add(2, 3) Which is: -1 5"),
+            std::string::npos)
+      << items["1-add"].why;
+  EXPECT_NE(items["1-add"].why.find("(and 1 more failing tests)"), std::string::npos);
+  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after 4 s", 0), 0u)
+      << items["3-wait"].why;
+  EXPECT_EQ(items["4-touch"].why.rfind("FakeStep4.Touches: crashed: the test program ended with a "
+                                       "segmentation fault (SIGSEGV)", 0),
+            0u)
+      << items["4-touch"].why;
+  EXPECT_NE(items["5-renamed"].why.find("no test matches 'FakeStep5.*'"), std::string::npos);
+  EXPECT_NE(items["speed"].why.find("FakePerf.Speed: "), std::string::npos) << items["speed"].why;
+  std::string json = ReadText(tmp_ + "/out/results.json");
+  EXPECT_NE(json.find("\"gpu\": {\"present\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"max_score\": 100,"), std::string::npos);
+  for (const char *log : {"reduction-build.log", "reduction-correctness.xml",
+                          "reduction-correctness.log", "reduction-performance.xml", "gpu-probe.xml"}) {
+    EXPECT_EQ(access((tmp_ + "/out/logs/" + log).c_str(), R_OK), 0) << log;
+  }
+
+  // The same build without a "GPU": the GPU tests skip and their items are not scored; the
+  // step that matches no test still earns nothing.
+  setenv("FAKE_COURSE_NO_GPU", "1", 1);
+  int status = Grade("--build-dir '" + tmp_ + "/build' --out '" + tmp_ + "/out-no-gpu'");
+  unsetenv("FAKE_COURSE_NO_GPU");
+  ASSERT_EQ(status, 0) << Log();
+  items = ReadItems(tmp_ + "/out-no-gpu");
+  for (const char *id : {"1-add", "2-mul", "3-wait", "4-touch", "speed"}) {
+    EXPECT_EQ(items[id].result, "not run") << id << ": " << items[id].why;
+    EXPECT_EQ(items[id].score, "") << id;
+  }
+  EXPECT_EQ(items["5-renamed"].result, "failed");
+  json = ReadText(tmp_ + "/out-no-gpu/results.json");
+  EXPECT_NE(json.find("\"gpu\": {\"present\": false, \"name\": null, \"reason\": \"no CUDA device "
+                      "(cudaErrorNoDevice: fake)\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"not_scored_points\": 90"), std::string::npos);
+}
+
+TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
+  std::string alice = tmp_ + "/alice";
+  WriteText(alice + "/labs/reduction/reduction.c", kGoodLab);
+  // Tampering that must change nothing: a test that adds step 5 and passes everything, and a
+  // rubric worth more.
+  WriteText(alice + "/tests/reduction_test.cpp",
+            "#include <gtest/gtest.h>\nTEST(FakeStep5, Free) { SUCCEED(); }\n");
+  WriteText(alice + "/grader/rubric/reduction.rubric",
+            "files tests/reduction_test.cpp\nstep 1-add 1000 FakeStep1.*\n");
+  std::string common = "--work-dir '" + tmp_ + "/work' ";
+  ASSERT_EQ(Grade(common + "--out '" + tmp_ + "/out-alice' '" + alice + "'"), 0) << Log();
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out-alice");
+  ASSERT_EQ(items.size(), 6u) << Log();
+  for (const char *id : {"1-add", "2-mul", "3-wait", "4-touch"}) {
+    EXPECT_EQ(items[id].result, "passed") << id << ": " << items[id].why;
+    EXPECT_EQ(items[id].score, "10") << id;
+  }
+  EXPECT_EQ(items["5-renamed"].result, "failed") << "the submission's own test was not used";
+  EXPECT_EQ(items["speed"].result, "partial");
+  EXPECT_EQ(items["speed"].score, "25") << "ratio 0.75 between floor 0.5 and target 1.0";
+  EXPECT_EQ(items["speed"].ratio, "0.75");
+  EXPECT_EQ(ReadText(tmp_ + "/work/src/tests/reduction_test.cpp"),
+            ReadText(course_ + "/tests/reduction_test.cpp"));
+  std::string json = ReadText(tmp_ + "/out-alice/results.json");
+  EXPECT_NE(json.find("\"files_taken\": [\"labs/reduction/reduction.c\"]"), std::string::npos);
+  EXPECT_NE(json.find("\"score\": 65,"), std::string::npos) << json.substr(0, 200);
+
+  // A submission that does not compile: every item 0, and the compiler's error shown.
+  std::string bob = tmp_ + "/bob";
+  WriteText(bob + "/reduction.c", std::string(kGoodLab) + "int broken(void) { return }\n");
+  ASSERT_EQ(Grade(common + "--out '" + tmp_ + "/out-bob' '" + bob + "'"), 0) << Log();
+  items = ReadItems(tmp_ + "/out-bob");
+  for (const auto &entry : items) {
+    EXPECT_EQ(entry.second.result, "failed") << entry.first;
+    EXPECT_EQ(entry.second.why.rfind("the lab did not build: labs/reduction/reduction.c:7", 0), 0u)
+        << entry.second.why;
+  }
+  EXPECT_NE(ReadText(tmp_ + "/out-bob/summary.md").find("found as reduction.c"), std::string::npos);
+}

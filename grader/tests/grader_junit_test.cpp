@@ -1,0 +1,275 @@
+// Tests of the grader's XML reader and of how it reads CTest's results (grader/src/xml.c,
+// junit.c), on fixtures made from real CTest runs (data/fixture-project/regen.sh).
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gltest.h"
+
+extern "C" {
+#include "junit.h"
+#include "xml.h"
+}
+
+namespace {
+
+std::string ReadData(const std::string &name) {
+  std::ifstream in(std::string(GRADER_TEST_DATA) + "/" + name, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Xml {
+  xml_node *root;
+  char err[256];
+  explicit Xml(const std::string &text) { root = xml_parse(text.data(), text.size(), err, sizeof err); }
+  ~Xml() { xml_free(root); }
+  Xml(const Xml &) = delete;
+  Xml &operator=(const Xml &) = delete;
+};
+
+// The fixture's tests, read as the grader reads them.
+class FixtureResults : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tests_init(&tests_);
+    std::string xml = ReadData("ctest-fixture.xml");
+    ASSERT_FALSE(xml.empty()) << "missing fixture " << GRADER_TEST_DATA << "/ctest-fixture.xml";
+    char err[256];
+    ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests_, err, sizeof err), 0) << err;
+    ctest_log_apply(ReadData("ctest-fixture.log").c_str(), &tests_);
+    tests_classify(&tests_);
+  }
+  void TearDown() override { tests_free(&tests_); }
+
+  const test_result &Get(const char *name) {
+    const test_result *t = tests_find(&tests_, name);
+    EXPECT_NE(t, nullptr) << name;
+    static test_result empty = {};
+    return t ? *t : empty;
+  }
+  static std::string Reason(const test_result &t) { return t.reason ? t.reason : ""; }
+
+  test_list tests_;
+};
+
+}  // namespace
+
+TEST(GraderXml, ReadsElementsAttributesTextAndEntities) {
+  Xml doc(
+      "\xEF\xBB\xBF<?xml version=\"1.0\"?>\n<!-- a comment -->\n"
+      "<!DOCTYPE suite [ <!ENTITY x \"y\"> ]>\n"
+      "<suite name='a &amp; b' n=\"&#65;&#x42;&#x1F600;\">\n"
+      "  <case name=\"one\"/>\n"
+      "  <case name=\"two\">text &lt;1&gt; &quot;q&quot; &apos;a&apos; <![CDATA[<raw & kept>]]> end"
+      "<!-- skipped --><?pi ignored?></case>\n"
+      "</suite>\n");
+  ASSERT_NE(doc.root, nullptr) << doc.err;
+  EXPECT_STREQ(doc.root->name, "suite");
+  EXPECT_STREQ(xml_attr_get(doc.root, "name"), "a & b");
+  EXPECT_STREQ(xml_attr_get(doc.root, "n"), "AB\xF0\x9F\x98\x80");
+  EXPECT_EQ(xml_attr_get(doc.root, "missing"), nullptr);
+  ASSERT_EQ(doc.root->n_children, 2u);
+  EXPECT_STREQ(xml_attr_get(doc.root->children[0], "name"), "one");
+  EXPECT_STREQ(doc.root->children[1]->text,
+               "text <1> \"q\" 'a' <raw & kept> end");
+  EXPECT_EQ(xml_child(doc.root, "case"), doc.root->children[0]);
+  EXPECT_EQ(xml_child(doc.root, "nothing"), nullptr);
+}
+
+TEST(GraderXml, KeepsUnknownEntitiesAsWritten) {
+  Xml doc("<a>AT&amp;T &nbsp; &#xZZ; &#0; & alone</a>");
+  ASSERT_NE(doc.root, nullptr) << doc.err;
+  EXPECT_STREQ(doc.root->text, "AT&T &nbsp; &#xZZ; &#0; & alone");
+}
+
+TEST(GraderXml, RefusesBrokenDocumentsWithTheLine) {
+  struct Case {
+    const char *text;
+    const char *message;
+  } cases[] = {
+      {"", "no root element"},
+      {"   \n  ", "no root element"},
+      {"<a>\n<b>\n</a>", "line 3: </a> closes <b>"},
+      {"<a>\n<b>text", "<b> is never closed"},
+      {"<a x=1/>", "is not quoted"},
+      {"<a x/>", "has no value"},
+      {"<a x=\"1/>", "unterminated value"},
+      {"<a><!-- never closed</a>", "unterminated comment"},
+      {"<a/><b/>", "content after the root element"},
+      {"<a><![CDATA[ no end </a>", "unterminated CDATA"},
+      {"<a", "unterminated tag"},
+  };
+  for (const Case &c : cases) {
+    Xml doc(c.text);
+    EXPECT_EQ(doc.root, nullptr) << c.text;
+    EXPECT_NE(std::string(doc.err).find(c.message), std::string::npos)
+        << c.text << " -> " << doc.err;
+  }
+}
+
+TEST(GraderXml, RefusesNestingDeeperThanItsLimit) {
+  std::string deep;
+  for (int i = 0; i < 300; i++) deep += "<a>";
+  for (int i = 0; i < 300; i++) deep += "</a>";
+  Xml doc(deep);
+  EXPECT_EQ(doc.root, nullptr);
+  EXPECT_NE(std::string(doc.err).find("nested more than"), std::string::npos) << doc.err;
+}
+
+TEST(GraderJunit, AnEmptyRunHasNoTests) {
+  test_list tests;
+  tests_init(&tests);
+  std::string xml = ReadData("ctest-empty.xml");
+  char err[256];
+  ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
+  EXPECT_EQ(tests.count, 0u);
+  tests_free(&tests);
+}
+
+TEST(GraderJunit, RefusesAFileThatIsNotJunit) {
+  test_list tests;
+  tests_init(&tests);
+  char err[256];
+  std::string xml = "<html><body/></html>";
+  EXPECT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("not <testsuite>"), std::string::npos) << err;
+  std::string cut = ReadData("ctest-fixture.xml").substr(0, 2000);
+  EXPECT_EQ(junit_read(cut.data(), cut.size(), &tests, err, sizeof err), -1)
+      << "a JUnit file cut short (CTest killed while writing) is an error, not an empty run";
+  tests_free(&tests);
+}
+
+TEST_F(FixtureResults, ReadsEveryTestCase) {
+  EXPECT_EQ(tests_.count, 12u);
+  EXPECT_EQ(Get("Fixture.Passes").status, TEST_PASSED);
+  EXPECT_EQ(Get("Fixture.Passes").reason, nullptr);
+  EXPECT_GT(Get("Fixture.Passes").seconds, 0.0);
+  EXPECT_NE(std::string(Get("Fixture.Passes").output).find("[       OK ] Fixture.Passes"),
+            std::string::npos);
+}
+
+TEST_F(FixtureResults, AMismatchGivesTheComparisonMessage) {
+  const test_result &t = Get("Fixture.FailsWithAMismatch");
+  EXPECT_EQ(t.status, TEST_FAILED);
+  EXPECT_EQ(Reason(t),
+            "first mismatch at index 2 of n = 4: expected 3, got 7; seed 0x5eed1234 - n = 4, "
+            "block size 256");
+  ASSERT_NE(t.excerpt, nullptr);
+  EXPECT_NE(std::string(t.excerpt).find("GPULABS_SEED=0x5eed1234 ctest"), std::string::npos)
+      << "the excerpt keeps the replay command: " << t.excerpt;
+}
+
+TEST_F(FixtureResults, AStubSaysNotImplemented) {
+  EXPECT_EQ(Reason(Get("Fixture.NotImplemented")),
+            "not implemented: reduction step 3 (sequential): write reduce_sequential in "
+            "labs/reduction/reduction.cu");
+}
+
+TEST_F(FixtureResults, ACudaErrorIsNamed) {
+  EXPECT_EQ(Reason(Get("Fixture.CudaError")),
+            "the GPU reported cudaErrorIllegalAddress (an illegal memory access was encountered) "
+            "after reduce(step 3, n = 1025); seed 0x1234");
+}
+
+TEST_F(FixtureResults, TheWatchdogAndCTestTimeoutsAreTimeouts) {
+  std::string watchdog = Reason(Get("Fixture.HangsUntilTheWatchdog"));
+  EXPECT_EQ(watchdog.rfind("timeout: the test did not finish in time: a kernel may be hung", 0), 0u)
+      << watchdog;
+  const test_result &killed = Get("Fixture.HangsUntilCTestKillsIt");
+  EXPECT_STREQ(killed.ctest_status, "Timeout");
+  EXPECT_EQ(Reason(killed).rfind("timeout: stopped by CTest after 5 s", 0), 0u) << Reason(killed);
+}
+
+TEST_F(FixtureResults, CrashesNameTheSignalAndTheLastOutput) {
+  const test_result &segv = Get("Fixture.Segfaults");
+  EXPECT_STREQ(segv.ctest_status, "SEGFAULT");
+  EXPECT_EQ(Reason(segv).rfind("crashed: the test program ended with a segmentation fault (SIGSEGV)", 0),
+            0u)
+      << Reason(segv);
+  const test_result &aborted = Get("Fixture.Aborts");
+  EXPECT_EQ(Reason(aborted),
+            "crashed: the test program ended with abort() (SIGABRT); last output: gpulabs test "
+            "helper: cudaMalloc (test buffer) failed: out of memory (cudaErrorMemoryAllocation)");
+}
+
+TEST_F(FixtureResults, AProgramThatExitsInTheMiddleOfATestFails) {
+  // CTest saw exit status 0 and called it passed; Google Test never printed its OK line.
+  const test_result &t = Get("Fixture.ExitsEarly");
+  EXPECT_EQ(t.status, TEST_FAILED);
+  EXPECT_NE(Reason(t).find("ended before the test finished"), std::string::npos) << Reason(t);
+}
+
+TEST_F(FixtureResults, ASkipKeepsItsMessage) {
+  const test_result &t = Get("Fixture.SkipsWithoutAGpu");
+  EXPECT_EQ(t.status, TEST_SKIPPED);
+  EXPECT_EQ(Reason(t), "no CUDA device (cudaErrorNoDevice: no CUDA-capable device is detected)");
+}
+
+TEST_F(FixtureResults, MetricsAreReadFromTheOutput) {
+  const test_result &t = Get("Fixture.ReportsAMetric");
+  EXPECT_EQ(t.status, TEST_PASSED);
+  ASSERT_EQ(t.n_metrics, 1u);
+  EXPECT_STREQ(t.metrics[0].name, "final_vs_cub");
+  EXPECT_DOUBLE_EQ(t.metrics[0].ratio, 0.7312);
+  EXPECT_STREQ(t.metrics[0].detail, "student 0.1306 ms, CUB 0.0955 ms, n = 67108864");
+  EXPECT_EQ(Get("Fixture.Passes").n_metrics, 0u);
+}
+
+TEST_F(FixtureResults, SpecialCharactersSurviveTheRoundTrip) {
+  const test_result &t = Get("Fixture.PrintsSpecialCharacters");
+  EXPECT_NE(std::string(t.output).find("<tag> & \"quotes\" 'apostrophes' [NON-XML-CHAR-0x1] "
+                                       "control, caf\xC3\xA9 and a bad byte [NON-UTF-8-BYTE-0xFF]"),
+            std::string::npos)
+      << t.output;
+  EXPECT_EQ(Reason(t), "a < b && c > d");
+}
+
+TEST_F(FixtureResults, ClassifyingTwiceGivesTheSameResult) {
+  tests_classify(&tests_);
+  EXPECT_EQ(Get("Fixture.ReportsAMetric").n_metrics, 1u);
+  EXPECT_EQ(Get("Fixture.ExitsEarly").status, TEST_FAILED);
+}
+
+TEST(GraderJunit, ReadsTheConsoleListsOfFailedAndSkippedTests) {
+  test_list tests;
+  tests_init(&tests);
+  std::string xml =
+      "<testsuite><testcase name=\"A.b/1\" status=\"fail\"/>"
+      "<testcase name=\"C.d\" status=\"notrun\"><skipped message=\"Unable to find executable\"/>"
+      "</testcase><testcase name=\"E.f\" status=\"disabled\"/></testsuite>";
+  char err[256];
+  ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
+  ctest_log_apply(
+      "The following tests FAILED:\n"
+      "\t  1 - A.b/1 (ILLEGAL)\n"
+      "\t  2 - C.d (Not Run)\n"
+      "Errors while running CTest\n"
+      "\t  9 - Not.listed (SEGFAULT)\n",
+      &tests);
+  tests_classify(&tests);
+  EXPECT_STREQ(tests.items[0].ctest_status, "ILLEGAL");
+  EXPECT_EQ(std::string(tests.items[0].reason),
+            "crashed: the test program ended with an illegal instruction (SIGILL)");
+  EXPECT_EQ(tests.items[1].status, TEST_NOT_RUN);
+  EXPECT_STREQ(tests.items[1].ctest_status, "Not Run");
+  EXPECT_EQ(tests.items[2].status, TEST_NOT_RUN);
+  EXPECT_EQ(std::string(tests.items[2].reason), "CTest did not run it (Disabled)");
+  tests_free(&tests);
+}
+
+TEST(GraderJunit, APassedTestWhoseOutputCTestCutShortStaysPassed) {
+  // CTest keeps the head of a long output and drops the rest, Google Test's OK line with it.
+  test_list tests;
+  tests_init(&tests);
+  std::string xml =
+      "<testsuite><testcase name=\"A.b\" status=\"run\"><system-out>[ RUN      ] A.b\nline\n"
+      "...\n[This part of the test output was removed since it exceeds the threshold of 65536 "
+      "bytes.]\n</system-out></testcase></testsuite>";
+  char err[256];
+  ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
+  tests_classify(&tests);
+  EXPECT_EQ(tests.items[0].status, TEST_PASSED);
+  tests_free(&tests);
+}
