@@ -29,6 +29,17 @@ namespace {
 
 constexpr double kRelTol = 1e-12;
 
+// Middle values are intermediates, compared normwise: |got - expected| <= 1e-12 * max|expected|.
+// Element-wise relative agreement is not a sound demand for them: contracts near the maximum age
+// give values of ~1e-15 from stiff recurrences (mortality ~6/year against steps of one year),
+// where one rounding difference (an FMA on the GPU, a libm ulp) is amplified past 1e-12 of
+// such a tiny value while it is ~1e-27 of the largest. The reserves keep the element-wise test.
+double MiddleAbsTol(const std::vector<double> &expected) {
+  double largest = 0.0;
+  for (double v : expected) largest = std::max(largest, std::fabs(v));
+  return kRelTol * largest;
+}
+
 ode_params Params(int x, double r, double g, int h1, int h2, int h3) {
   ode_params p;
   p.x = x;
@@ -131,7 +142,7 @@ TEST_P(OdeLadder, MatchesTheCpuReference) {
     GL_ASSERT_OK(ode_middle(step, &c.p, c.first, c.count, block, d_middle.get()));
     GL_ASSERT_DEVICE_OK("ode_middle");
     std::vector<double> got = d_middle.Download();
-    ASSERT_TRUE(gl::ArraysNear(expected, got, kRelTol, 0.0)) << "Middle values";
+    ASSERT_TRUE(gl::ArraysNear(expected, got, kRelTol, MiddleAbsTol(expected))) << "Middle values";
 
     // Run again on poisoned memory: the same bits, or something races. (Whole runs are
     // repeated by ode_run below, whose reserves are compared.)
@@ -198,7 +209,7 @@ TEST_P(OdeLargest, MaximumStepCounts) {
   gl::DeviceBuffer<double> d_middle(1);
   GL_ASSERT_OK(ode_middle(step, &p, c.first, 1, 256, d_middle.get()));
   GL_ASSERT_DEVICE_OK("ode_middle");
-  EXPECT_TRUE(gl::ArraysNear(expected, d_middle.Download(), kRelTol, 0.0));
+  EXPECT_TRUE(gl::ArraysNear(expected, d_middle.Download(), kRelTol, MiddleAbsTol(expected)));
 }
 
 INSTANTIATE_TEST_SUITE_P(OdeStepsAtTheLimit, OdeLargest, ::testing::Values(2, 3, 4, 5),
