@@ -1,3 +1,21 @@
+# gpulabs_device_sources(<out_var> <file>...)
+#
+# The sources to compile for the chosen LAB_BACKEND: unchanged for cuda; for sim, each .cu file
+# is replaced by its rewritten C++ twin (sim/cmake/GpulabsSim.cmake), other files are kept. Call
+# it in the directory that creates the target: the rewriting step is a build rule made there.
+function(gpulabs_device_sources out_var)
+  set(result "")
+  foreach(file IN LISTS ARGN)
+    if(LAB_BACKEND STREQUAL "sim" AND file MATCHES "\\.cu$")
+      gpulabs_sim_sources(rewritten "${file}")
+      list(APPEND result ${rewritten})
+    else()
+      list(APPEND result "${file}")
+    endif()
+  endforeach()
+  set(${out_var} "${result}" PARENT_SCOPE)
+endfunction()
+
 # gpulabs_add_lab(<lab> SOURCES <file>... [DEPENDS <lab>...])
 #
 # Builds the static library lab_<lab> from ${LAB_IMPL}/<lab>/<file>..., so the stub and the
@@ -9,6 +27,7 @@ function(gpulabs_add_lab lab)
   foreach(file IN LISTS ARG_SOURCES)
     list(APPEND sources "${GPULABS_IMPL_ROOT}/${lab}/${file}")
   endforeach()
+  gpulabs_device_sources(sources ${sources})
   add_library(lab_${lab} STATIC ${sources})
   target_include_directories(lab_${lab} PUBLIC "${PROJECT_SOURCE_DIR}/labs/${lab}")
   target_link_libraries(lab_${lab} PUBLIC gpulabs_common)
@@ -40,13 +59,20 @@ function(gpulabs_add_test_executable name source)
   endif()
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
     TEST_LIST ${name}_TESTS
-    PROPERTIES TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "GPULABS_TEST_TIMEOUT=${watchdog}" ${serial})
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} ${serial})
   # gtest_discover_tests flattens a list given in PROPERTIES (LABELS a;b;c arrives as a, b, c),
-  # so the labels are set by a second include file that CTest reads after the discovered tests.
+  # so the labels and the environment are set by a second include file that CTest reads after
+  # the discovered tests.
+  # On the CPU backend, GPU tests also get GPULABS_MAX_N: kernels run some thousand times slower
+  # there, so the sizes a test picks are capped (gl::StandardSizes, gl::CapSize).
+  set(environment "GPULABS_TEST_TIMEOUT=${watchdog}")
+  if(LAB_BACKEND STREQUAL "sim" AND "gpu" IN_LIST ARG_LABELS)
+    list(APPEND environment "GPULABS_MAX_N=${GPULABS_SIM_MAX_N}")
+  endif()
   set(label_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
   file(WRITE "${label_file}"
     "foreach(t IN LISTS ${name}_TESTS)\n"
-    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\")\n"
+    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\" ENVIRONMENT \"${environment}\")\n"
     "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_file}")
 endfunction()

@@ -1,7 +1,11 @@
 #include "gltest.h"
 
 #include <cuda_runtime_api.h>
+#ifdef GPULABS_SIM
+#include <gpulabs_sim.h>
+#endif
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -109,6 +113,23 @@ size_t CapSize(size_t n) {
   return cap < n ? cap : n;
 }
 
+std::vector<size_t> CapSizes(std::initializer_list<size_t> sizes) {
+  std::vector<size_t> capped;
+  for (size_t n : sizes) {
+    n = CapSize(n);
+    if (std::find(capped.begin(), capped.end(), n) == capped.end()) capped.push_back(n);
+  }
+  return capped;
+}
+
+bool OnCpuBackend() {
+#ifdef GPULABS_SIM
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::vector<size_t> StandardSizes(size_t max_n) {
   max_n = CapSize(max_n);
   const size_t all[] = {0,    1,    2,    3,     7,     31,    32,      33,          255,
@@ -182,6 +203,17 @@ extern "C" void OnWatchdog(int) {
   _exit(124);
 }
 
+#ifdef GPULABS_SIM
+#define GL_SEED_REPLAYS "the data and the CPU backend's thread schedule"
+#else
+#define GL_SEED_REPLAYS "the data"
+#endif
+
+#ifdef GPULABS_SIM
+// The CPU backend's schedule seed: GPULABS_SIM_SEED if set, else the data seed.
+uint64_t g_schedule_seed = 0;
+#endif
+
 // Prints the seed, and on a failure the command that replays it; arms the watchdog.
 class SeedPrinter : public ::testing::EmptyTestEventListener {
  public:
@@ -189,13 +221,18 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 
   void OnTestStart(const ::testing::TestInfo &info) override {
     snprintf(g_current_test, sizeof g_current_test, "%s.%s", info.test_suite_name(), info.name());
+#ifdef GPULABS_SIM
+    // Each test starts the schedule afresh (seed and launch numbering), so a test replays the
+    // same thread order whether it runs alone, as CTest runs it, or after others in one process.
+    gpulabs_sim_set_schedule_seed(g_schedule_seed);
+#endif
     if (timeout_s_ > 0) alarm(timeout_s_);
   }
 
   void OnTestEnd(const ::testing::TestInfo &info) override {
     if (timeout_s_ > 0) alarm(0);
     if (info.result()->Failed()) {
-      printf("[ gpulabs  ] %s.%s failed with seed 0x%llx; replay it with:\n"
+      printf("[ gpulabs  ] %s.%s failed with seed 0x%llx (" GL_SEED_REPLAYS "); replay it with:\n"
              "[ gpulabs  ]   GPULABS_SEED=0x%llx ctest --test-dir <build> -R '%s.%s' --output-on-failure\n",
              info.test_suite_name(), info.name(), (unsigned long long)gl::Seed(),
              (unsigned long long)gl::Seed(), info.test_suite_name(), info.name());
@@ -214,6 +251,17 @@ int main(int argc, char **argv) {
   if (const char *text = getenv("GPULABS_TEST_TIMEOUT")) timeout_s = (unsigned)strtoul(text, nullptr, 10);
   if (timeout_s > 0) signal(SIGALRM, OnWatchdog);
   ::testing::UnitTest::GetInstance()->listeners().Append(new SeedPrinter(timeout_s));
+#ifdef GPULABS_SIM
+  // One seed replays both the data and the order the CPU backend runs each block's threads in
+  // (unless GPULABS_SIM_SEED asks for a schedule of its own).
+  const char *schedule = getenv("GPULABS_SIM_SEED");
+  g_schedule_seed = schedule == nullptr || schedule[0] == '\0'
+                        ? gl::Seed()
+                        : (uint64_t)strtoull(schedule, nullptr, 0);
+  printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay; on the CPU backend it also "
+         "replays the thread schedule)\n", (unsigned long long)gl::Seed());
+#else
   printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay)\n", (unsigned long long)gl::Seed());
+#endif
   return RUN_ALL_TESTS();
 }

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <initializer_list>
 #include <vector>
 
 extern "C" {
@@ -55,6 +56,11 @@ bool HaveGpu();
 std::vector<size_t> StandardSizes(size_t max_n);
 // min(n, $GPULABS_MAX_N): for tests that pick a large size of their own.
 size_t CapSize(size_t n);
+// Each size through CapSize, without the repeats the cap makes (order kept): for a test's own
+// list of large sizes, which the CPU backend and the sanitizers run at a smaller scale.
+std::vector<size_t> CapSizes(std::initializer_list<size_t> sizes);
+// True under the CPU backend (LAB_BACKEND=sim), where kernels run on the CPU.
+bool OnCpuBackend();
 
 // Performance tests call this once per metric. It prints a line the grader reads
 //   GPULABS_METRIC name=<metric> ratio=<value> <detail>

@@ -182,19 +182,21 @@ TEST_F(BitonicSortStep3, PairsBlock256) { SweepPairs(BITONIC_STEP_SHARED, 256); 
 TEST_F(BitonicSortStep3, PairsBlock512) { SweepPairs(BITONIC_STEP_SHARED, 512); }
 TEST_F(BitonicSortStep3, PairsBlock1024) { SweepPairs(BITONIC_STEP_SHARED, 1024); }
 TEST_F(BitonicSortStep3, LargeKeys) {
-  CheckKeys(BITONIC_STEP_SHARED, 0, (size_t)1 << 24, BITONIC_ASCENDING, GL_DIST_UNIFORM);
+  CheckKeys(BITONIC_STEP_SHARED, 0, gl::CapSize((size_t)1 << 24), BITONIC_ASCENDING, GL_DIST_UNIFORM);
 }
 
 // ---- Step 4: registers and shuffles, fixed shapes ----
 TEST_F(BitonicSortStep4, Keys) { SweepKeys(BITONIC_STEP_REGISTERS, 0); }
 TEST_F(BitonicSortStep4, Pairs) { SweepPairs(BITONIC_STEP_REGISTERS, 0); }
 TEST_F(BitonicSortStep4, LargeKeys) {
-  CheckKeys(BITONIC_STEP_REGISTERS, 0, (size_t)1 << 24, BITONIC_ASCENDING, GL_DIST_UNIFORM);
+  CheckKeys(BITONIC_STEP_REGISTERS, 0, gl::CapSize((size_t)1 << 24), BITONIC_ASCENDING, GL_DIST_UNIFORM);
   if (HasFatalFailure()) return;
-  CheckKeys(BITONIC_STEP_REGISTERS, 0, ((size_t)1 << 24) - 5, BITONIC_DESCENDING, GL_DIST_FEW_UNIQUE);
+  CheckKeys(BITONIC_STEP_REGISTERS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
+            GL_DIST_FEW_UNIQUE);
 }
 TEST_F(BitonicSortStep4, LargePairs) {
-  CheckPairs(BITONIC_STEP_REGISTERS, 0, ((size_t)1 << 24) - 5, BITONIC_DESCENDING, GL_DIST_UNIFORM);
+  CheckPairs(BITONIC_STEP_REGISTERS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
+             GL_DIST_UNIFORM);
 }
 
 // ---- Argument checks (no points; they pass on the stub too) ----

@@ -120,7 +120,9 @@ int DownloadInt(const gl::DeviceBuffer<int> &buffer, size_t index) {
 
 // Sizes of a per-block-size case, and of the large case (default block size).
 std::vector<size_t> SmallSizes() { return gl::StandardSizes((size_t)1 << 20); }
-std::vector<size_t> LargeSizes() { return {((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5}; }
+std::vector<size_t> LargeSizes() {
+  return gl::CapSizes({((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5});
+}
 
 // The large case draws fewer ratios: 0% and 100% are already covered at every small size.
 std::vector<double> RatiosFor(bool large) {
@@ -343,7 +345,7 @@ TEST_F(CompactionStep5, OffsetPointers) { RunOffsetPointers(COMPACTION_STEP_SING
 
 // The look-back must give the same answer on every run: a race shows as a run that differs.
 TEST_F(CompactionStep5, RepeatedRunsAgree) {
-  const size_t n = ((size_t)1 << 22) + 17;
+  const size_t n = gl::CapSize(((size_t)1 << 22) + 17);
   Input input = MakeInput(n, 0.75, COMPACTION_KEEP_NONZERO, 77);
   std::vector<int> expected = Expected(input, nullptr);
   gl::DeviceBuffer<int> in(input.values), out(n), count(1);

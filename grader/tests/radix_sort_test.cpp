@@ -39,16 +39,6 @@ std::vector<uint32_t> MakeKeys(size_t n, int shape, uint64_t seed) {
   return keys;
 }
 
-// Sizes capped by $GPULABS_MAX_N (sanitizer runs set it), each kept once.
-std::vector<size_t> Capped(std::initializer_list<size_t> wanted) {
-  std::vector<size_t> sizes;
-  for (size_t n : wanted) {
-    n = gl::CapSize(n);
-    if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
-  }
-  return sizes;
-}
-
 // The standard sizes up to 2^20, plus the tile edges of steps 3 (2048) and 4 (4096).
 std::vector<size_t> TestSizes() {
   std::vector<size_t> sizes = gl::StandardSizes((size_t)1 << 20);
@@ -129,7 +119,7 @@ void CheckBitRanges(radix_sort_step step, int digit_bits, uint64_t label) {
   const int ranges[][2] = {{0, 1}, {0, 8}, {8, 16}, {4, 12}, {0, 12}, {20, 32}, {31, 32}, {3, 30}};
   for (const auto &range : ranges) {
     for (bool pairs : {false, true}) {
-      for (size_t n : Capped({1000, 65537})) {
+      for (size_t n : gl::CapSizes({1000, 65537})) {
         Case c{step, digit_bits, range[0], range[1], pairs};
         SCOPED_TRACE(Describe(c, n, "uniform"));
         CheckSort(c, MakeKeys(n, GL_DIST_UNIFORM, gl::SeedFor(label + n * 64 + range[0])));
@@ -145,7 +135,7 @@ void CheckInPlace(radix_sort_step step, int digit_bits, uint64_t label) {
   const int ranges[][2] = {{0, 32}, {0, 24}, {0, 8}, {5, 10}};
   for (const auto &range : ranges) {
     for (bool pairs : {false, true}) {
-      for (size_t n : Capped({1, 4097, 100003})) {
+      for (size_t n : gl::CapSizes({1, 4097, 100003})) {
         Case c{step, digit_bits, range[0], range[1], pairs, true};
         SCOPED_TRACE(Describe(c, n, "few-unique"));
         CheckSort(c, MakeKeys(n, GL_DIST_FEW_UNIQUE, gl::SeedFor(label + n * 64 + range[1])));
@@ -157,7 +147,7 @@ void CheckInPlace(radix_sort_step step, int digit_bits, uint64_t label) {
 
 // A few large sorts: uniform and few-unique keys, and pairs.
 void CheckLarge(radix_sort_step step, int digit_bits, uint64_t label) {
-  for (size_t n : Capped({((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5})) {
+  for (size_t n : gl::CapSizes({((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5})) {
     for (int shape : {(int)GL_DIST_UNIFORM, (int)GL_DIST_FEW_UNIQUE}) {
       Case c{step, digit_bits, 0, 32, shape == GL_DIST_UNIFORM};
       SCOPED_TRACE(Describe(c, n, ShapeName(shape)));
@@ -264,7 +254,7 @@ TEST_F(RadixSortExtension, SignedKeys) {
   std::vector<radix_sort_step> steps = WrittenSteps();
   ASSERT_FALSE(steps.empty()) << "no step of the uint32 sort is written yet";
   for (radix_sort_step step : steps) {
-    for (size_t n : Capped({0, 1, 33, 4097, 100003, (size_t)1 << 20})) {
+    for (size_t n : gl::CapSizes({0, 1, 33, 4097, 100003, (size_t)1 << 20})) {
       for (int shape = 0; shape < GL_DIST_COUNT; ++shape) {
         for (bool narrow : {false, true}) {
           SCOPED_TRACE(std::string(radix_sort_step_name(step)) + ", n = " + std::to_string(n) +
@@ -294,7 +284,7 @@ TEST_F(RadixSortExtension, FloatKeys) {
                             -1e-45f, std::numeric_limits<float>::max(),
                             -std::numeric_limits<float>::max(), std::numeric_limits<float>::min()};
   for (radix_sort_step step : steps) {
-    for (size_t n : Capped({1, 33, 4097, 100003, (size_t)1 << 20})) {
+    for (size_t n : gl::CapSizes({1, 33, 4097, 100003, (size_t)1 << 20})) {
       for (int shape = 0; shape < GL_DIST_COUNT; ++shape) {
         SCOPED_TRACE(std::string(radix_sort_step_name(step)) + ", n = " + std::to_string(n) +
                      ", " + gl_dist_name((gl_dist)shape));

@@ -30,9 +30,9 @@ const int kBlockSizes[] = {32, 64, 128, 256, 512, 1024};
 // Sizes of the per-block-size cases: 0, 1, odd, warp and block edges, ..., 2^20.
 std::vector<size_t> SmallSizes() { return gl::StandardSizes((size_t)1 << 20); }
 
-// Sizes of the one large case per step (default block size).
+// Sizes of the one large case per step (default block size), capped by $GPULABS_MAX_N.
 std::vector<size_t> LargeSizes() {
-  return {((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5, ((size_t)1 << 25) + 3};
+  return gl::CapSizes({((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5, ((size_t)1 << 25) + 3});
 }
 
 // The data shape for the i-th size of a loop, so each case sees every shape.
@@ -125,7 +125,7 @@ void CheckStepLargeSizes(reduce_step step) {
 // Inputs whose every partial sum leaves 32 bits: all INT_MAX, all INT_MIN, and alternating
 // extremes (which sum to a small number only if nothing wraps on the way).
 void CheckStepBeyond32Bits(reduce_step step) {
-  const size_t n = ((size_t)1 << 20) + 3;
+  const size_t n = gl::CapSize(((size_t)1 << 20) + 3);
   std::vector<int> high(n, INT_MAX), low(n, INT_MIN), mixed(n);
   for (size_t i = 0; i < n; ++i) mixed[i] = i % 2 == 0 ? INT_MIN : INT_MAX;
   for (int block : {32, 256, 1024}) {
@@ -178,7 +178,7 @@ TEST_F(ReductionStep8, UnalignedInput) {
 // A one-launch kernel keeps state between calls (its block counter): calls queued back to back,
 // with different sizes, block sizes and operators, must each find it reset.
 TEST_F(ReductionStep8, BackToBackCalls) {
-  const size_t sizes[] = {100003, 1, 5000011, 0, 4099, (size_t)1 << 20};
+  const size_t sizes[] = {100003, 1, gl::CapSize(5000011), 0, 4099, gl::CapSize((size_t)1 << 20)};
   const int blocks[] = {256, 1024, 32, 128, 512, 64};
   const size_t count = sizeof sizes / sizeof sizes[0];
   std::vector<std::vector<int>> hosts;
@@ -362,6 +362,9 @@ TEST_F(ReductionFinal, EmptyInputGivesTheIdentity) {
 class ReductionHuge : public GpuTest {};
 
 TEST_F(ReductionHuge, EveryStepNearTwoToThe32) {
+  if (gl::OnCpuBackend()) {
+    GTEST_SKIP() << "needs a GPU: 16 GiB of input is beyond the CPU backend (LAB_BACKEND=sim)";
+  }
   const size_t wanted[] = {REDUCE_MAX_N - 1, ((size_t)1 << 31) + ((size_t)1 << 20) + 7};
   size_t free_bytes = 0, total_bytes = 0;
   ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);

@@ -171,7 +171,7 @@ void CheckWrapAround(scan_step step) {
 
 // The large sizes, with the step's default block size.
 void CheckLarge(scan_step step) {
-  for (size_t n : {((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5}) {
+  for (size_t n : gl::CapSizes({((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5})) {
     ASSERT_NO_FATAL_FAILURE(CheckInput(step, 0, SmallValues(n, Label(step, 0, n, 2))));
   }
 }
