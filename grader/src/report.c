@@ -96,7 +96,9 @@ char *report_gpu_line(const grade_report *report) {
     return xasprintf("GPU: %s.", report->gpu_name ? report->gpu_name : "a CUDA device");
   }
   return xasprintf("No GPU: %s. Tests that need a GPU were not run, and their items are not "
-                   "scored (neither zero nor full marks).",
+                   "scored (neither zero nor full marks). To check correctness on this "
+                   "machine's CPU instead, grade with the CPU backend: "
+                   "cmake --workflow --preset grade-sim.",
                    report->no_gpu_reason ? report->no_gpu_reason : "no CUDA device was found");
 }
 

@@ -65,11 +65,14 @@ class GraderEndToEnd : public ::testing::Test {
   void TearDown() override { std::system(("rm -rf '" + tmp_ + "'").c_str()); }
 
   // Runs grade with these arguments; returns its exit status. Its output goes to a log, shown
-  // when a check fails.
-  int Grade(const std::string &args) {
+  // when a check fails. The fake course is configured for the given LAB_BACKEND whatever the
+  // backend of this build (the grade program passes its own build's settings on, and a later
+  // -D wins).
+  int Grade(const std::string &args, const std::string &backend = "cuda") {
     log_ = tmp_ + "/grade.log";
     std::string command = std::string("'") + GRADE_EXE + "' --course '" + course_ +
-                          "' --lab reduction --jobs 2 --quiet " + args + " >'" + log_ + "' 2>&1";
+                          "' --lab reduction --jobs 2 --quiet --cmake-arg -DLAB_BACKEND=" +
+                          backend + " " + args + " >'" + log_ + "' 2>&1";
     int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -175,4 +178,29 @@ TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
         << entry.second.why;
   }
   EXPECT_NE(ReadText(tmp_ + "/out-bob/summary.md").find("found as reduction.c"), std::string::npos);
+}
+
+TEST_F(GraderEndToEnd, OnTheCpuBackendStepsAreCheckedAndPerformanceIsNotScored) {
+  std::string alice = tmp_ + "/alice";
+  WriteText(alice + "/labs/reduction/reduction.c", kGoodLab);
+  ASSERT_EQ(Grade("--work-dir '" + tmp_ + "/work' --out '" + tmp_ + "/out' '" + alice + "'", "sim"),
+            0)
+      << Log();
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out");
+  ASSERT_EQ(items.size(), 6u) << Log();
+  for (const char *id : {"1-add", "2-mul", "3-wait", "4-touch"}) {
+    EXPECT_EQ(items[id].result, "passed") << id << ": " << items[id].why;
+    EXPECT_EQ(items[id].score, "10") << id;
+  }
+  // The fake speed test would pass with a ratio, but a ratio measured on the CPU means nothing.
+  EXPECT_EQ(items["speed"].result, "not run") << items["speed"].why;
+  EXPECT_EQ(items["speed"].score, "");
+  EXPECT_NE(items["speed"].why.find("performance is measured on a GPU only"), std::string::npos)
+      << items["speed"].why;
+  std::string json = ReadText(tmp_ + "/out/results.json");
+  EXPECT_NE(json.find("CPU backend (LAB_BACKEND=sim)"), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("checked on the CPU backend"), std::string::npos);
+  EXPECT_NE(json.find("\"backend\": \"sim\""), std::string::npos);
+  EXPECT_EQ(access((tmp_ + "/out/logs/reduction-performance.xml").c_str(), F_OK), -1)
+      << "no performance test should have run on the CPU backend";
 }

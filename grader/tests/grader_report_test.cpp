@@ -455,6 +455,8 @@ TEST_F(ReportTest, ResultsJsonWithoutAGpuSaysWhy) {
   EXPECT_NE(root["output"].text.find("No GPU: no CUDA device (cudaErrorNoDevice). Tests that need a "
                                      "GPU were not run"),
             std::string::npos);
+  EXPECT_NE(root["output"].text.find("cmake --workflow --preset grade-sim"), std::string::npos)
+      << "the report should point a student without a GPU at the CPU backend";
 }
 
 TEST_F(ReportTest, JunitXmlHasOneCasePerItem) {
