@@ -131,7 +131,9 @@ int junit_read(const char *xml_text, size_t length, test_list *tests, char *err,
 
 /* ---- CTest's console log ---- */
 
-/* Parses "\t  7 - Fixture.Segfaults (SEGFAULT)" into name and status. */
+/* Parses "\t  7 - Fixture.Segfaults (SEGFAULT)" into name and status. CMake 4 adds the test's
+ * labels after the status ("\t  7 - Fixture.Segfaults (SEGFAULT)   lab correctness gpu"), so
+ * the status is the last parenthesis of the line, wherever the line ends. */
 static int parse_listed_test(const char *line, size_t length, char **name, char **status) {
   const char *p = line, *end = line + length;
   while (p < end && isspace((unsigned char)*p)) p++;
@@ -139,18 +141,24 @@ static int parse_listed_test(const char *line, size_t length, char **name, char 
   while (p < end && isdigit((unsigned char)*p)) p++;
   if (end - p < 3 || memcmp(p, " - ", 3) != 0) return 0;
   p += 3;
-  while (end > p && isspace((unsigned char)end[-1])) end--;
-  if (end == p || end[-1] != ')') return 0;
+  const char *close = NULL;
+  for (const char *q = end; q-- > p;) {
+    if (*q == ')') {
+      close = q;
+      break;
+    }
+  }
+  if (close == NULL) return 0;
   const char *open = NULL;
-  for (const char *q = end - 1; q > p; q--) {
+  for (const char *q = close; q > p; q--) {
     if (*q == '(' && q[-1] == ' ') {
       open = q;
       break;
     }
   }
-  if (open == NULL) return 0;
+  if (open == NULL || open - 1 == p) return 0;
   *name = xstrndup(p, (size_t)(open - 1 - p));
-  *status = xstrndup(open + 1, (size_t)(end - 1 - open - 1));
+  *status = xstrndup(open + 1, (size_t)(close - open - 1));
   return 1;
 }
 

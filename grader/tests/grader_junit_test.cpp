@@ -259,6 +259,34 @@ TEST(GraderJunit, ReadsTheConsoleListsOfFailedAndSkippedTests) {
   tests_free(&tests);
 }
 
+TEST(GraderJunit, ReadsCMake4ListsWithLabelsAfterTheStatus) {
+  // CMake 4's ctest ends each line of its lists with the test's labels.
+  test_list tests;
+  tests_init(&tests);
+  std::string xml =
+      "<testsuite><testcase name=\"Fake.Hangs\" status=\"fail\"/>"
+      "<testcase name=\"Fake.Crashes/2\" status=\"fail\"/>"
+      "<testcase name=\"Fake.Fails\" status=\"fail\"/></testsuite>";
+  char err[256];
+  ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
+  ctest_log_apply(
+      "The following tests FAILED:\n"
+      "\t  3 - Fake.Hangs (Timeout)                        correctness gpu reduction\n"
+      "\t  4 - Fake.Crashes/2 (SEGFAULT)                   correctness gpu reduction\n"
+      "\t  5 - Fake.Fails (Failed)\n"
+      "Errors while running CTest\n",
+      &tests);
+  tests_classify(&tests);
+  EXPECT_STREQ(tests.items[0].ctest_status, "Timeout");
+  EXPECT_EQ(std::string(tests.items[0].reason).rfind("timeout: stopped by CTest", 0), 0u)
+      << tests.items[0].reason;
+  EXPECT_STREQ(tests.items[1].ctest_status, "SEGFAULT");
+  EXPECT_EQ(std::string(tests.items[1].reason),
+            "crashed: the test program ended with a segmentation fault (SIGSEGV)");
+  EXPECT_STREQ(tests.items[2].ctest_status, "Failed");
+  tests_free(&tests);
+}
+
 TEST(GraderJunit, APassedTestWhoseOutputCTestCutShortStaysPassed) {
   // CTest keeps the head of a long output and drops the rest, Google Test's OK line with it.
   test_list tests;
