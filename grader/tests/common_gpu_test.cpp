@@ -20,6 +20,11 @@ TEST_F(CommonGpu, CopyBandwidthIsBelowTheTheoreticalPeak) {
   GL_ASSERT_OK(gl_device_query(0, &info));
   double gbps = 0;
   GL_ASSERT_OK(gl_measure_copy_gbps((size_t)64 << 20, 5, &gbps));
+  if (gl::OnCpuBackend()) {
+    // The host's memcpy on a loaded machine runs at any speed: no bound on it means anything.
+    GTEST_SKIP() << "the measurement ran (" << gbps << " GB/s), but bandwidth bounds need a GPU: "
+                 << "timings mean nothing on the CPU backend";
+  }
   EXPECT_GT(gbps, 0.05 * info.theoretical_gbps);
   EXPECT_LT(gbps, 1.05 * info.theoretical_gbps);
 }
