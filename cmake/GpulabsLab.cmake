@@ -65,17 +65,20 @@ function(gpulabs_add_test_executable name source)
   # the discovered tests.
   # On the CPU backend, GPU tests also get GPULABS_MAX_N: kernels run some thousand times slower
   # there, so the sizes a test picks are capped (gl::StandardSizes, gl::CapSize). And two host
-  # threads each: CTest already runs a test per core, and a test with a host thread per core on
-  # top oversubscribes a many-core machine (16 tests x 16 threads timed out on a 16-core one);
-  # two still run blocks truly side by side, as look-backs across blocks need.
+  # threads each, which CTest counts as two of its -j slots (PROCESSORS): blocks still run truly
+  # side by side, as races between blocks and look-backs need, without oversubscribing the
+  # machine (16 tests of 16 threads each on 16 cores ran three times slower and timed out).
   set(environment "GPULABS_TEST_TIMEOUT=${watchdog}")
+  set(processors 1)
   if(LAB_BACKEND STREQUAL "sim" AND "gpu" IN_LIST ARG_LABELS)
     list(APPEND environment "GPULABS_MAX_N=${GPULABS_SIM_MAX_N}" "GPULABS_SIM_THREADS=2")
+    set(processors 2)
   endif()
   set(label_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
   file(WRITE "${label_file}"
     "foreach(t IN LISTS ${name}_TESTS)\n"
-    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\" ENVIRONMENT \"${environment}\")\n"
+    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\" ENVIRONMENT \"${environment}\"\n"
+    "                      PROCESSORS ${processors})\n"
     "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_file}")
 endfunction()
