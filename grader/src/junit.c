@@ -311,6 +311,59 @@ static const char *last_program_line(const strlist *lines) {
   return NULL;
 }
 
+/* Some CMake 4 releases run each discovered Google Test case through a launcher script
+ * (Modules/GoogleTest/LaunchTest.cmake) that cannot pass a signal on: a test that crashes ends
+ * as "Failed" with
+ *   CMake Error at .../GoogleTest/LaunchTest.cmake:34 (cmake_language):
+ *     cmake_language EXIT requires one integral argument, got "Segmentation
+ *     fault"
+ * Returns the CTest status the crash would have had ("SEGFAULT", ...), or NULL; sets *cut to the
+ * index of the "CMake Error" line, so the program's own last line can be found above it. */
+static const char *launcher_crash_status(const strlist *lines, size_t *cut) {
+  size_t at = 0;
+  if (find_line(lines, "CMake Error at ", &at) == NULL ||
+      strstr(lines->items[at], "LaunchTest.cmake") == NULL) {
+    return NULL;
+  }
+  strbuf said;
+  sb_init(&said);
+  int inside = 0;
+  for (size_t i = at + 1; i < lines->count && i <= at + 4; i++) {
+    const char *text = lines->items[i];
+    if (!inside) {
+      const char *open = strstr(text, "integral argument, got \"");
+      if (open == NULL) continue;
+      text = open + strlen("integral argument, got \"");
+      inside = 1;
+    } else {
+      while (*text == ' ') text++;
+      sb_append_char(&said, ' ');
+    }
+    const char *close = strchr(text, '"');
+    sb_append_n(&said, text, close ? (size_t)(close - text) : strlen(text));
+    if (close != NULL) break;
+  }
+  static const struct {
+    const char *words;
+    const char *status;
+  } table[] = {
+      {"Segmentation fault", "SEGFAULT"}, {"Subprocess aborted", "Subprocess aborted"},
+      {"Child aborted", "Child aborted"}, {"Aborted", "Child aborted"},
+      {"Bus error", "BUS"},               {"Illegal instruction", "ILLEGAL"},
+      {"Floating point exception", "NUMERICAL"},
+  };
+  const char *status = NULL;
+  if (inside) {
+    status = "OTHER_FAULT";
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+      if (starts_with(said.data ? said.data : "", table[i].words)) status = table[i].status;
+    }
+  }
+  sb_free(&said);
+  if (status != NULL) *cut = at;
+  return status;
+}
+
 static int ended_early(const test_result *t) {
   int is_gtest = strstr(t->output, "[ RUN      ]") != NULL ||
                  strstr(t->output, "Google Test filter") != NULL;
@@ -356,6 +409,12 @@ char *classify_failure(const test_result *t) {
 
   if (reason == NULL) {
     const char *crash = crash_words(t->ctest_status);
+    size_t cut = 0;
+    const char *launcher = crash == NULL ? launcher_crash_status(&lines, &cut) : NULL;
+    if (launcher != NULL) {
+      crash = crash_words(launcher);
+      while (lines.count > cut) free(lines.items[--lines.count]); /* CMake's lines, not the program's */
+    }
     const char *last = last_program_line(&lines);
     if (crash != NULL) {
       reason = last ? xasprintf("crashed: the test program ended with %s; last output: %s", crash,

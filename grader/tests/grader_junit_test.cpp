@@ -287,6 +287,32 @@ TEST(GraderJunit, ReadsCMake4ListsWithLabelsAfterTheStatus) {
   tests_free(&tests);
 }
 
+TEST(GraderJunit, ACrashBehindCMakesTestLauncherIsStillACrash) {
+  // Some CMake 4 releases run each Google Test case through LaunchTest.cmake, which turns a
+  // segmentation fault into "Failed" and a CMake error (seen with CMake 4.4.3 on Ubuntu 24.04).
+  test_list tests;
+  tests_init(&tests);
+  std::string xml =
+      "<testsuite><testcase name=\"FakeStep4.Touches\" status=\"fail\">"
+      "<failure message=\"Failed\"/><system-out>[ gpulabs  ] seed 0x1 (set GPULABS_SEED to replay)\n"
+      "Note: Google Test filter = FakeStep4.Touches\n[ RUN      ] FakeStep4.Touches\n"
+      "touching the cell\n"
+      "CMake Error at /opt/cmake/share/cmake-4.4/Modules/GoogleTest/LaunchTest.cmake:34 "
+      "(cmake_language):\n"
+      "  cmake_language EXIT requires one integral argument, got \"Segmentation\n"
+      "  fault\"\n\n\n</system-out></testcase></testsuite>";
+  char err[256];
+  ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
+  ctest_log_apply("The following tests FAILED:\n"
+                  "\t  6 - FakeStep4.Touches (Failed)      correctness gpu reduction\n",
+                  &tests);
+  tests_classify(&tests);
+  EXPECT_EQ(std::string(tests.items[0].reason),
+            "crashed: the test program ended with a segmentation fault (SIGSEGV); last output: "
+            "touching the cell");
+  tests_free(&tests);
+}
+
 TEST(GraderJunit, APassedTestWhoseOutputCTestCutShortStaysPassed) {
   // CTest keeps the head of a long output and drops the rest, Google Test's OK line with it.
   test_list tests;
