@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "gpulabs/check.h"
+#include "gpulabs/scratch.h"
 #include "gpulabs/yardstick/bitonic_sort.h"
 
 namespace {
@@ -17,20 +18,7 @@ struct Descending {
 };
 
 // CUB's temporary storage, kept between calls so a timed call never allocates.
-void *g_temp = nullptr;
-size_t g_temp_bytes = 0;
-
-gl_status ensure_temp(size_t bytes) {
-  if (bytes <= g_temp_bytes) return GL_OK;
-  if (g_temp != nullptr) {
-    LAB_CHECK(cudaFree(g_temp));
-    g_temp = nullptr;
-    g_temp_bytes = 0;
-  }
-  LAB_CHECK(cudaMalloc(&g_temp, bytes));
-  g_temp_bytes = bytes;
-  return GL_OK;
-}
+gl_scratch g_temp = GL_SCRATCH_INIT;
 
 gl_status check_n(const char *function, size_t n) {
   if (n > (size_t)INT_MAX) {
@@ -43,9 +31,9 @@ template <class Compare>
 gl_status merge_sort(uint32_t *d_keys, int n, Compare compare) {
   size_t bytes = 0;
   LAB_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, d_keys, n, compare));
-  GL_TRY(ensure_temp(bytes));
-  bytes = g_temp_bytes;
-  LAB_CHECK(cub::DeviceMergeSort::SortKeys(g_temp, bytes, d_keys, n, compare));
+  GL_TRY(gl_scratch_reserve(&g_temp, bytes));
+  bytes = g_temp.bytes;
+  LAB_CHECK(cub::DeviceMergeSort::SortKeys(g_temp.ptr, bytes, d_keys, n, compare));
   return GL_OK;
 }
 
@@ -75,18 +63,16 @@ extern "C" gl_status bitonic_yardstick_cub_radix_sort_keys(const uint32_t *d_in,
   } else {
     LAB_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, d_in, d_out, count));
   }
-  GL_TRY(ensure_temp(bytes));
-  bytes = g_temp_bytes;
+  GL_TRY(gl_scratch_reserve(&g_temp, bytes));
+  bytes = g_temp.bytes;
   if (descending) {
-    LAB_CHECK(cub::DeviceRadixSort::SortKeysDescending(g_temp, bytes, d_in, d_out, count));
+    LAB_CHECK(cub::DeviceRadixSort::SortKeysDescending(g_temp.ptr, bytes, d_in, d_out, count));
   } else {
-    LAB_CHECK(cub::DeviceRadixSort::SortKeys(g_temp, bytes, d_in, d_out, count));
+    LAB_CHECK(cub::DeviceRadixSort::SortKeys(g_temp.ptr, bytes, d_in, d_out, count));
   }
   return GL_OK;
 }
 
 extern "C" void bitonic_yardstick_release(void) {
-  if (g_temp != nullptr) cudaFree(g_temp);
-  g_temp = nullptr;
-  g_temp_bytes = 0;
+  gl_scratch_release(&g_temp);
 }

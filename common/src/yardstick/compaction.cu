@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "gpulabs/check.h"
+#include "gpulabs/scratch.h"
 #include "gpulabs/yardstick/compaction.h"
 
 // The lab's predicate as a CUB select functor.
@@ -16,18 +17,7 @@ struct KeepRule {
 };
 
 // CUB's temporary storage, kept between calls so the timed path never allocates.
-static void *cached_temp = NULL;
-static size_t cached_temp_bytes = 0;
-
-static gl_status reserve_temp(size_t bytes) {
-  if (bytes <= cached_temp_bytes) return GL_OK;
-  if (cached_temp != NULL) LAB_CHECK(cudaFree(cached_temp));
-  cached_temp = NULL;
-  cached_temp_bytes = 0;
-  LAB_CHECK(cudaMalloc(&cached_temp, bytes));
-  cached_temp_bytes = bytes;
-  return GL_OK;
-}
+static gl_scratch temp = GL_SCRATCH_INIT;
 
 static gl_status check_args(const char *name, const int *d_in, int *d_out, int *d_count,
                             size_t n, gl_keep_rule rule) {
@@ -54,8 +44,8 @@ extern "C" gl_status gl_yardstick_select_if(const int *d_in, int *d_out, int *d_
   KeepRule keep = {rule, threshold};
   size_t bytes = 0;
   LAB_CHECK(cub::DeviceSelect::If(NULL, bytes, d_in, d_out, d_count, (int)n, keep));
-  GL_TRY(reserve_temp(bytes));
-  LAB_CHECK(cub::DeviceSelect::If(cached_temp, bytes, d_in, d_out, d_count, (int)n, keep));
+  GL_TRY(gl_scratch_reserve(&temp, bytes));
+  LAB_CHECK(cub::DeviceSelect::If(temp.ptr, bytes, d_in, d_out, d_count, (int)n, keep));
   return GL_OK;
 }
 
@@ -69,13 +59,11 @@ extern "C" gl_status gl_yardstick_partition_if(const int *d_in, int *d_out, int 
   KeepRule keep = {rule, threshold};
   size_t bytes = 0;
   LAB_CHECK(cub::DevicePartition::If(NULL, bytes, d_in, d_out, d_count, (int)n, keep));
-  GL_TRY(reserve_temp(bytes));
-  LAB_CHECK(cub::DevicePartition::If(cached_temp, bytes, d_in, d_out, d_count, (int)n, keep));
+  GL_TRY(gl_scratch_reserve(&temp, bytes));
+  LAB_CHECK(cub::DevicePartition::If(temp.ptr, bytes, d_in, d_out, d_count, (int)n, keep));
   return GL_OK;
 }
 
 extern "C" void gl_yardstick_compaction_release(void) {
-  if (cached_temp != NULL) cudaFree(cached_temp);
-  cached_temp = NULL;
-  cached_temp_bytes = 0;
+  gl_scratch_release(&temp);
 }

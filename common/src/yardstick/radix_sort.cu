@@ -3,21 +3,11 @@
 #include <stdint.h>
 
 #include "gpulabs/check.h"
+#include "gpulabs/scratch.h"
 #include "gpulabs/yardstick/radix_sort.h"
 
 // CUB's temporary storage, kept between calls so the timed path never allocates.
-static void *cached_temp = NULL;
-static size_t cached_temp_bytes = 0;
-
-static gl_status reserve_temp(size_t bytes) {
-  if (bytes <= cached_temp_bytes) return GL_OK;
-  if (cached_temp != NULL) LAB_CHECK(cudaFree(cached_temp));
-  cached_temp = NULL;
-  cached_temp_bytes = 0;
-  LAB_CHECK(cudaMalloc(&cached_temp, bytes));
-  cached_temp_bytes = bytes;
-  return GL_OK;
-}
+static gl_scratch temp = GL_SCRATCH_INIT;
 
 static gl_status check_args(const char *name, const void *d_keys_in, const void *d_keys_out,
                             size_t n, int begin_bit, int end_bit) {
@@ -43,8 +33,8 @@ extern "C" gl_status gl_yardstick_radix_sort_keys(const uint32_t *d_keys_in, uin
   size_t bytes = 0;
   LAB_CHECK(cub::DeviceRadixSort::SortKeys(NULL, bytes, d_keys_in, d_keys_out, (int)n, begin_bit,
                                            end_bit));
-  GL_TRY(reserve_temp(bytes));
-  LAB_CHECK(cub::DeviceRadixSort::SortKeys(cached_temp, bytes, d_keys_in, d_keys_out, (int)n,
+  GL_TRY(gl_scratch_reserve(&temp, bytes));
+  LAB_CHECK(cub::DeviceRadixSort::SortKeys(temp.ptr, bytes, d_keys_in, d_keys_out, (int)n,
                                            begin_bit, end_bit));
   return GL_OK;
 }
@@ -64,15 +54,13 @@ extern "C" gl_status gl_yardstick_radix_sort_pairs(const uint32_t *d_keys_in,
   size_t bytes = 0;
   LAB_CHECK(cub::DeviceRadixSort::SortPairs(NULL, bytes, d_keys_in, d_keys_out, d_values_in,
                                             d_values_out, (int)n, begin_bit, end_bit));
-  GL_TRY(reserve_temp(bytes));
-  LAB_CHECK(cub::DeviceRadixSort::SortPairs(cached_temp, bytes, d_keys_in, d_keys_out,
+  GL_TRY(gl_scratch_reserve(&temp, bytes));
+  LAB_CHECK(cub::DeviceRadixSort::SortPairs(temp.ptr, bytes, d_keys_in, d_keys_out,
                                             d_values_in, d_values_out, (int)n, begin_bit,
                                             end_bit));
   return GL_OK;
 }
 
 extern "C" void gl_yardstick_radix_sort_release(void) {
-  if (cached_temp != NULL) cudaFree(cached_temp);
-  cached_temp = NULL;
-  cached_temp_bytes = 0;
+  gl_scratch_release(&temp);
 }

@@ -5,23 +5,13 @@
 #include <stdint.h>
 
 #include "gpulabs/check.h"
+#include "gpulabs/scratch.h"
 #include "gpulabs/yardstick/reduction.h"
 
 namespace {
 
-void *g_temp = nullptr;
-size_t g_temp_bytes = 0;
-
-gl_status ensure_temp(size_t bytes) {
-  if (bytes <= g_temp_bytes && g_temp != nullptr) return GL_OK;
-  if (g_temp != nullptr) LAB_CHECK(cudaFree(g_temp));
-  g_temp = nullptr;
-  g_temp_bytes = 0;
-  if (bytes == 0) bytes = 1;
-  LAB_CHECK(cudaMalloc(&g_temp, bytes));
-  g_temp_bytes = bytes;
-  return GL_OK;
-}
+// CUB's temporary storage, kept between calls so the timed path never allocates.
+gl_scratch g_temp = GL_SCRATCH_INIT;
 
 // CUB's 32-bit offsets are its fastest path, and the course's anchor used them; larger inputs
 // take 64-bit offsets.
@@ -34,14 +24,14 @@ gl_status run_cub(const char *what, const void *d_in, size_t n, const void *d_ou
   size_t bytes = 0;
   if (n <= (size_t)INT32_MAX) {
     LAB_CHECK(call(nullptr, bytes, (int)n));
-    GL_TRY(ensure_temp(bytes));
-    bytes = g_temp_bytes;
-    LAB_CHECK(call(g_temp, bytes, (int)n));
+    GL_TRY(gl_scratch_reserve(&g_temp, bytes));
+    bytes = g_temp.bytes;
+    LAB_CHECK(call(g_temp.ptr, bytes, (int)n));
   } else {
     LAB_CHECK(call(nullptr, bytes, (int64_t)n));
-    GL_TRY(ensure_temp(bytes));
-    bytes = g_temp_bytes;
-    LAB_CHECK(call(g_temp, bytes, (int64_t)n));
+    GL_TRY(gl_scratch_reserve(&g_temp, bytes));
+    bytes = g_temp.bytes;
+    LAB_CHECK(call(g_temp.ptr, bytes, (int64_t)n));
   }
   return GL_OK;
 }
@@ -98,7 +88,5 @@ extern "C" gl_status gl_yardstick_reduce_max_float(const float *d_in, size_t n, 
 }
 
 extern "C" void gl_yardstick_reduction_release(void) {
-  if (g_temp != nullptr) cudaFree(g_temp);
-  g_temp = nullptr;
-  g_temp_bytes = 0;
+  gl_scratch_release(&g_temp);
 }

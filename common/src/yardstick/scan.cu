@@ -3,21 +3,11 @@
 #include <stdint.h>
 
 #include "gpulabs/check.h"
+#include "gpulabs/scratch.h"
 #include "gpulabs/yardstick/scan.h"
 
 // CUB's temporary storage, kept between calls so the timed path never allocates.
-static void *cached_temp = NULL;
-static size_t cached_temp_bytes = 0;
-
-static gl_status reserve_temp(size_t bytes) {
-  if (bytes <= cached_temp_bytes) return GL_OK;
-  if (cached_temp != NULL) LAB_CHECK(cudaFree(cached_temp));
-  cached_temp = NULL;
-  cached_temp_bytes = 0;
-  LAB_CHECK(cudaMalloc(&cached_temp, bytes));
-  cached_temp_bytes = bytes;
-  return GL_OK;
-}
+static gl_scratch temp = GL_SCRATCH_INIT;
 
 static gl_status check_args(const char *name, const int *d_in, int *d_out, size_t n) {
   if (n > (size_t)INT32_MAX) {
@@ -34,8 +24,8 @@ extern "C" gl_status gl_yardstick_scan_exclusive(const int *d_in, int *d_out, si
   if (n == 0) return GL_OK;
   size_t bytes = 0;
   LAB_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, d_in, d_out, (int)n));
-  GL_TRY(reserve_temp(bytes));
-  LAB_CHECK(cub::DeviceScan::ExclusiveSum(cached_temp, bytes, d_in, d_out, (int)n));
+  GL_TRY(gl_scratch_reserve(&temp, bytes));
+  LAB_CHECK(cub::DeviceScan::ExclusiveSum(temp.ptr, bytes, d_in, d_out, (int)n));
   return GL_OK;
 }
 
@@ -44,13 +34,11 @@ extern "C" gl_status gl_yardstick_scan_inclusive(const int *d_in, int *d_out, si
   if (n == 0) return GL_OK;
   size_t bytes = 0;
   LAB_CHECK(cub::DeviceScan::InclusiveSum(NULL, bytes, d_in, d_out, (int)n));
-  GL_TRY(reserve_temp(bytes));
-  LAB_CHECK(cub::DeviceScan::InclusiveSum(cached_temp, bytes, d_in, d_out, (int)n));
+  GL_TRY(gl_scratch_reserve(&temp, bytes));
+  LAB_CHECK(cub::DeviceScan::InclusiveSum(temp.ptr, bytes, d_in, d_out, (int)n));
   return GL_OK;
 }
 
 extern "C" void gl_yardstick_scan_release(void) {
-  if (cached_temp != NULL) cudaFree(cached_temp);
-  cached_temp = NULL;
-  cached_temp_bytes = 0;
+  gl_scratch_release(&temp);
 }
