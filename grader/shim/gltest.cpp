@@ -212,6 +212,7 @@ extern "C" void OnWatchdog(int) {
 #ifdef GPULABS_SIM
 // The CPU backend's schedule seed: GPULABS_SIM_SEED if set, else the data seed.
 uint64_t g_schedule_seed = 0;
+bool g_schedule_seed_apart = false;  // GPULABS_SIM_SEED was set
 #endif
 
 // Prints the seed, and on a failure the command that replays it; arms the watchdog.
@@ -231,12 +232,23 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 
   void OnTestEnd(const ::testing::TestInfo &info) override {
     if (timeout_s_ > 0) alarm(0);
-    if (info.result()->Failed()) {
-      printf("[ gpulabs  ] %s.%s failed with seed 0x%llx (" GL_SEED_REPLAYS "); replay it with:\n"
-             "[ gpulabs  ]   GPULABS_SEED=0x%llx ctest --test-dir <build> -R '%s.%s' --output-on-failure\n",
+    if (!info.result()->Failed()) return;
+#ifdef GPULABS_SIM
+    if (g_schedule_seed_apart) {
+      printf("[ gpulabs  ] %s.%s failed with seed 0x%llx (the data) and schedule seed 0x%llx; "
+             "replay it with:\n"
+             "[ gpulabs  ]   GPULABS_SEED=0x%llx GPULABS_SIM_SEED=0x%llx ctest --test-dir <build> "
+             "-R '%s.%s' --output-on-failure\n",
              info.test_suite_name(), info.name(), (unsigned long long)gl::Seed(),
-             (unsigned long long)gl::Seed(), info.test_suite_name(), info.name());
+             (unsigned long long)g_schedule_seed, (unsigned long long)gl::Seed(),
+             (unsigned long long)g_schedule_seed, info.test_suite_name(), info.name());
+      return;
     }
+#endif
+    printf("[ gpulabs  ] %s.%s failed with seed 0x%llx (" GL_SEED_REPLAYS "); replay it with:\n"
+           "[ gpulabs  ]   GPULABS_SEED=0x%llx ctest --test-dir <build> -R '%s.%s' --output-on-failure\n",
+           info.test_suite_name(), info.name(), (unsigned long long)gl::Seed(),
+           (unsigned long long)gl::Seed(), info.test_suite_name(), info.name());
   }
 
  private:
@@ -255,11 +267,16 @@ int main(int argc, char **argv) {
   // One seed replays both the data and the order the CPU backend runs each block's threads in
   // (unless GPULABS_SIM_SEED asks for a schedule of its own).
   const char *schedule = getenv("GPULABS_SIM_SEED");
-  g_schedule_seed = schedule == nullptr || schedule[0] == '\0'
-                        ? gl::Seed()
-                        : (uint64_t)strtoull(schedule, nullptr, 0);
-  printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay; on the CPU backend it also "
-         "replays the thread schedule)\n", (unsigned long long)gl::Seed());
+  g_schedule_seed_apart = schedule != nullptr && schedule[0] != '\0';
+  g_schedule_seed = g_schedule_seed_apart ? (uint64_t)strtoull(schedule, nullptr, 0) : gl::Seed();
+  if (g_schedule_seed_apart) {
+    printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay the data), schedule seed 0x%llx "
+           "(from GPULABS_SIM_SEED)\n", (unsigned long long)gl::Seed(),
+           (unsigned long long)g_schedule_seed);
+  } else {
+    printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay; on the CPU backend it also "
+           "replays the thread schedule)\n", (unsigned long long)gl::Seed());
+  }
 #else
   printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay)\n", (unsigned long long)gl::Seed());
 #endif

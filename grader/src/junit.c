@@ -320,11 +320,15 @@ static const char *last_program_line(const strlist *lines) {
  * Returns the CTest status the crash would have had ("SEGFAULT", ...), or NULL; sets *cut to the
  * index of the "CMake Error" line, so the program's own last line can be found above it. */
 static const char *launcher_crash_status(const strlist *lines, size_t *cut) {
-  size_t at = 0;
-  if (find_line(lines, "CMake Error at ", &at) == NULL ||
-      strstr(lines->items[at], "LaunchTest.cmake") == NULL) {
-    return NULL;
+  size_t at = lines->count;
+  for (size_t i = 0; i < lines->count; i++) {
+    if (starts_with(lines->items[i], "CMake Error at ") &&
+        strstr(lines->items[i], "LaunchTest.cmake") != NULL) {
+      at = i;
+      break;
+    }
   }
+  if (at == lines->count) return NULL;
   strbuf said;
   sb_init(&said);
   int inside = 0;
@@ -350,7 +354,7 @@ static const char *launcher_crash_status(const strlist *lines, size_t *cut) {
       {"Segmentation fault", "SEGFAULT"}, {"Subprocess aborted", "Subprocess aborted"},
       {"Child aborted", "Child aborted"}, {"Aborted", "Child aborted"},
       {"Bus error", "BUS"},               {"Illegal instruction", "ILLEGAL"},
-      {"Floating point exception", "NUMERICAL"},
+      {"Floating-point exception", "NUMERICAL"}, {"User interrupt", "INTERRUPT"},
   };
   const char *status = NULL;
   if (inside) {

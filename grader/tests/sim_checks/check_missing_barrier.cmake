@@ -2,7 +2,8 @@
 #
 # Runs the tests FILTER selects in PROGRAM (a lab's tests built from a kernel with a missing
 # barrier) RUNS times, each under a fresh seed, as a student would, and checks that
-#   - every run fails, and every test of every run fails (not once in a while);
+#   - every run fails, and every test of every run fails with a wrong sum (not once in a while,
+#     and not by crashing);
 #   - each failure names the seed, says it replays the thread schedule too, and prints the
 #     command that replays it;
 #   - replaying that seed for one failed test alone, in a new process, fails with the very same
@@ -40,7 +41,7 @@ function(run_program filter seed out_var rc_var)
     set(ENV{GPULABS_SEED} "${seed}")
   endif()
   execute_process(COMMAND "${PROGRAM}" "--gtest_filter=${filter}"
-    OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc TIMEOUT 240)
+    OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc TIMEOUT 25)
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${rc_var} "${rc}" PARENT_SCOPE)
 endfunction()
@@ -62,13 +63,18 @@ foreach(run RANGE 1 ${RUNS})
   string(REGEX MATCHALL "[A-Za-z0-9_]+\\.[A-Za-z0-9_]+ failed with seed 0x[0-9a-f]+ \\(the data and the CPU backend's thread schedule\\)"
          failures "${out}")
   string(REGEX MATCHALL "replay it with:\n[^\n]*GPULABS_SEED=0x[0-9a-f]+ ctest" replays "${out}")
+  # A wrong sum, not a crash or a deadlock: step 3's tests stop at their first wrong size.
+  string(REGEX MATCHALL "first mismatch at index" mismatches "${out}")
   list(LENGTH ran ran_count)
   list(LENGTH failures failure_count)
   list(LENGTH replays replay_count)
+  list(LENGTH mismatches mismatch_count)
   message(STATUS "run ${run}: seed ${seed}, ${failure_count} of ${ran_count} tests failed")
   check("NOT;rc;EQUAL;0" "run ${run} (seed ${seed}) fails (exit code ${rc})")
   check("ran_count;GREATER;0;AND;failure_count;EQUAL;ran_count;AND;replay_count;EQUAL;ran_count"
         "run ${run}: every test fails, each naming its seed and the replay command (${failure_count} of ${ran_count})")
+  check("mismatch_count;EQUAL;ran_count"
+        "run ${run}: each failure is a wrong sum (${mismatch_count} of ${ran_count}), not a crash or a hang")
   if(NOT seed STREQUAL "")
     list(FIND seeds "${seed}" seen)
     check("seen;EQUAL;-1" "run ${run}: a fresh seed (${seed})")
