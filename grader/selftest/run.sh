@@ -10,6 +10,7 @@
 #
 # usage: grader/selftest/run.sh [--work DIR] [--lab LAB]... [--jobs N] [--cmake-arg ARG]...
 #                               [--no-mutations] [--allow-no-gpu] [--check-mutations]
+#                               [--write-mutation DESCRIPTION FILE]
 #   --work DIR       where builds and reports go (default: build/selftest; kept between runs,
 #                    so a second run rebuilds only what changed)
 #   --lab LAB        check only this lab (repeatable); mutations of other labs are skipped
@@ -18,6 +19,9 @@
 #   --no-mutations   parts 1 and 2 only
 #   --allow-no-gpu   without a GPU, check what can be checked (no step earns points from a
 #                    stub; no step of the solutions fails) instead of stopping
+#   --write-mutation DESCRIPTION FILE  only write the solution file that the mutation with this
+#                    description (its sixth field) changes, changed, to FILE; no build, no GPU
+#                    (grader/tests/sim_checks builds one this way)
 #   --check-mutations  only check that each line of mutations.txt applies to its solution (its
 #                    text occurs once, its items exist); no build, no GPU
 set -uo pipefail
@@ -30,6 +34,8 @@ cmake_args=()
 run_mutations=1
 allow_no_gpu=0
 check_only=0
+write_description=""
+write_target=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,6 +46,7 @@ while [ $# -gt 0 ]; do
     --no-mutations) run_mutations=0; shift ;;
     --allow-no-gpu) allow_no_gpu=1; shift ;;
     --check-mutations) check_only=1; shift ;;
+    --write-mutation) write_description="$2"; write_target="$3"; shift 3 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "selftest: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -130,6 +137,17 @@ missing_items() {
 }
 
 mutation_lines() { grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$root/grader/selftest/mutations.txt"; }
+
+if [ -n "$write_description" ]; then
+  while IFS= read -r line; do
+    parse_mutation "$line" >/dev/null || continue
+    [ "$description" = "$write_description" ] || continue
+    apply_mutation "$root/solutions/$lab/$file" "$write_target" || exit 1
+    exit 0
+  done < <(mutation_lines)
+  echo "selftest: no mutation in mutations.txt is described as '$write_description'" >&2
+  exit 1
+fi
 
 if [ "$check_only" -eq 1 ]; then
   number=0
