@@ -203,16 +203,13 @@ extern "C" void OnWatchdog(int) {
   _exit(124);
 }
 
+// What a failure prints: the seeds, what they replay, and the variables that replay them.
+// Set in main(): on the CPU backend the data seed also orders the threads, unless
+// GPULABS_SIM_SEED gives the schedule a seed of its own.
+char g_seeds[160] = "";
+char g_replay_env[128] = "";
 #ifdef GPULABS_SIM
-#define GL_SEED_REPLAYS "the data and the CPU backend's thread schedule"
-#else
-#define GL_SEED_REPLAYS "the data"
-#endif
-
-#ifdef GPULABS_SIM
-// The CPU backend's schedule seed: GPULABS_SIM_SEED if set, else the data seed.
 uint64_t g_schedule_seed = 0;
-bool g_schedule_seed_apart = false;  // GPULABS_SIM_SEED was set
 #endif
 
 // Prints the seed, and on a failure the command that replays it; arms the watchdog.
@@ -233,22 +230,10 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo &info) override {
     if (timeout_s_ > 0) alarm(0);
     if (!info.result()->Failed()) return;
-#ifdef GPULABS_SIM
-    if (g_schedule_seed_apart) {
-      printf("[ gpulabs  ] %s.%s failed with seed 0x%llx (the data) and schedule seed 0x%llx; "
-             "replay it with:\n"
-             "[ gpulabs  ]   GPULABS_SEED=0x%llx GPULABS_SIM_SEED=0x%llx ctest --test-dir <build> "
-             "-R '%s.%s' --output-on-failure\n",
-             info.test_suite_name(), info.name(), (unsigned long long)gl::Seed(),
-             (unsigned long long)g_schedule_seed, (unsigned long long)gl::Seed(),
-             (unsigned long long)g_schedule_seed, info.test_suite_name(), info.name());
-      return;
-    }
-#endif
-    printf("[ gpulabs  ] %s.%s failed with seed 0x%llx (" GL_SEED_REPLAYS "); replay it with:\n"
-           "[ gpulabs  ]   GPULABS_SEED=0x%llx ctest --test-dir <build> -R '%s.%s' --output-on-failure\n",
-           info.test_suite_name(), info.name(), (unsigned long long)gl::Seed(),
-           (unsigned long long)gl::Seed(), info.test_suite_name(), info.name());
+    printf("[ gpulabs  ] %s.%s failed with %s; replay it with:\n"
+           "[ gpulabs  ]   %s ctest --test-dir <build> -R '%s.%s' --output-on-failure\n",
+           info.test_suite_name(), info.name(), g_seeds, g_replay_env, info.test_suite_name(),
+           info.name());
   }
 
  private:
@@ -263,22 +248,26 @@ int main(int argc, char **argv) {
   if (const char *text = getenv("GPULABS_TEST_TIMEOUT")) timeout_s = (unsigned)strtoul(text, nullptr, 10);
   if (timeout_s > 0) signal(SIGALRM, OnWatchdog);
   ::testing::UnitTest::GetInstance()->listeners().Append(new SeedPrinter(timeout_s));
+  const unsigned long long seed = gl::Seed();
+  snprintf(g_seeds, sizeof g_seeds, "seed 0x%llx", seed);
+  snprintf(g_replay_env, sizeof g_replay_env, "GPULABS_SEED=0x%llx", seed);
+  const char *banner = "set GPULABS_SEED to replay";
 #ifdef GPULABS_SIM
-  // One seed replays both the data and the order the CPU backend runs each block's threads in
-  // (unless GPULABS_SIM_SEED asks for a schedule of its own).
   const char *schedule = getenv("GPULABS_SIM_SEED");
-  g_schedule_seed_apart = schedule != nullptr && schedule[0] != '\0';
-  g_schedule_seed = g_schedule_seed_apart ? (uint64_t)strtoull(schedule, nullptr, 0) : gl::Seed();
-  if (g_schedule_seed_apart) {
-    printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay the data), schedule seed 0x%llx "
-           "(from GPULABS_SIM_SEED)\n", (unsigned long long)gl::Seed(),
-           (unsigned long long)g_schedule_seed);
+  if (schedule != nullptr && schedule[0] != '\0') {
+    g_schedule_seed = (uint64_t)strtoull(schedule, nullptr, 0);
+    snprintf(g_seeds, sizeof g_seeds, "seed 0x%llx (the data) and schedule seed 0x%llx", seed,
+             (unsigned long long)g_schedule_seed);
+    snprintf(g_replay_env, sizeof g_replay_env, "GPULABS_SEED=0x%llx GPULABS_SIM_SEED=0x%llx",
+             seed, (unsigned long long)g_schedule_seed);
+    banner = "set GPULABS_SEED to replay the data; the schedule comes from GPULABS_SIM_SEED";
   } else {
-    printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay; on the CPU backend it also "
-           "replays the thread schedule)\n", (unsigned long long)gl::Seed());
+    g_schedule_seed = seed;
+    snprintf(g_seeds, sizeof g_seeds,
+             "seed 0x%llx (the data and the CPU backend's thread schedule)", seed);
+    banner = "set GPULABS_SEED to replay; on the CPU backend it also replays the thread schedule";
   }
-#else
-  printf("[ gpulabs  ] seed 0x%llx (set GPULABS_SEED to replay)\n", (unsigned long long)gl::Seed());
 #endif
+  printf("[ gpulabs  ] seed 0x%llx (%s)\n", seed, banner);
   return RUN_ALL_TESTS();
 }
