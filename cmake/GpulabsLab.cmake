@@ -63,11 +63,11 @@ function(gpulabs_add_test_executable name source)
   # gtest_discover_tests flattens a list given in PROPERTIES (LABELS a;b;c arrives as a, b, c),
   # so the labels and the environment are set by a second include file that CTest reads after
   # the discovered tests.
-  # On the CPU backend, GPU tests also get GPULABS_MAX_N: kernels run some thousand times slower
-  # there, so the sizes a test picks are capped (gl::StandardSizes, gl::CapSize). And two host
-  # threads each, which CTest counts as two of its -j slots (PROCESSORS): blocks still run truly
-  # side by side, as races between blocks and look-backs need, without oversubscribing the
-  # machine (16 tests of 16 threads each on 16 cores ran three times slower and timed out).
+  # On the CPU backend, GPU tests also get GPULABS_MAX_N: kernels run far slower there, so the
+  # sizes a test picks are capped (gl::StandardSizes, gl::CapSize). And two host threads each,
+  # which CTest counts as two of its -j slots (PROCESSORS): blocks still run truly side by side,
+  # as races between blocks and look-backs need, without oversubscribing the machine (with 16
+  # tests of 16 threads each, radix sort's step 2 timed out on a 16-core machine).
   set(environment "GPULABS_TEST_TIMEOUT=${watchdog}")
   set(processors 1)
   if(LAB_BACKEND STREQUAL "sim" AND "gpu" IN_LIST ARG_LABELS)
