@@ -16,16 +16,26 @@ function(gpulabs_device_sources out_var)
   set(${out_var} "${result}" PARENT_SCOPE)
 endfunction()
 
-# gpulabs_add_lab(<lab> SOURCES <file>... [DEPENDS <lab>...])
+# gpulabs_add_lab(<lab> EXERCISES <file>... GIVEN <file>... [DEPENDS <lab>...])
 #
-# Builds the static library lab_<lab> from ${LAB_IMPL}/<lab>/<file>..., so the stub and the
-# solution of a lab share file names and one header (labs/<lab>/<lab>.h). DEPENDS links other
-# labs: compaction uses the student's own scan, not a copy of it.
+# Builds the static library lab_<lab> from two kinds of source:
+#   EXERCISES  the student's file(s), taken from ${LAB_IMPL}/<lab>/: the stub under labs/, the
+#              same file filled in under solutions/ (so both flavours share file names)
+#   GIVEN      the lab's given code (argument checks, scratch, dispatch, the public API), always
+#              taken from labs/<lab>/: it exists once, and no flavour or submission replaces it
+# Both see the lab's folder labs/<lab>/ for its headers (<lab>.h, <lab>_steps.h). DEPENDS links
+# other labs: compaction uses the student's own scan, not a copy of it.
 function(gpulabs_add_lab lab)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "EXERCISES;GIVEN;DEPENDS" ${ARGN})
+  if(NOT ARG_EXERCISES)
+    message(FATAL_ERROR "gpulabs_add_lab(${lab}): name the student's file(s) after EXERCISES")
+  endif()
   set(sources "")
-  foreach(file IN LISTS ARG_SOURCES)
+  foreach(file IN LISTS ARG_EXERCISES)
     list(APPEND sources "${GPULABS_IMPL_ROOT}/${lab}/${file}")
+  endforeach()
+  foreach(file IN LISTS ARG_GIVEN)
+    list(APPEND sources "${PROJECT_SOURCE_DIR}/labs/${lab}/${file}")
   endforeach()
   gpulabs_device_sources(sources ${sources})
   add_library(lab_${lab} STATIC ${sources})
