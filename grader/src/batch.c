@@ -78,7 +78,7 @@ void gradebook_row(const char *submission, const grade_report *report, strbuf *c
   for (size_t i = 0; i < report->n_labs; i++) {
     const lab_result *lab = &report->labs[i];
     sb_append_char(csv, ',');
-    if (lab->state == LAB_GRADED || lab->state == LAB_BUILD_FAILED) {
+    if (lab->n_items > 0) {
       report_totals t;
       lab_totals(lab, &t);
       /* A lab none of whose items could be scored gets an empty cell, not a zero. */
@@ -89,7 +89,7 @@ void gradebook_row(const char *submission, const grade_report *report, strbuf *c
     const lab_result *lab = &report->labs[i];
     for (size_t j = 0; j < lab->rubric.n_items; j++) {
       sb_append_char(csv, ',');
-      /* An empty cell: not scored (or the lab was not graded), which is not a zero. */
+      /* An empty cell: not scored (or the lab has no rubric), which is not a zero. */
       if (j < lab->n_items && lab->items[j].state != ITEM_NOT_RUN) {
         append_points(csv, lab->items[j].score);
       }

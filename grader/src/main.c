@@ -1,6 +1,7 @@
 /* grade: the course's grader. See grader/README.md, or run `grade --help`. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,16 @@ static int parse_jobs(const char *text, int *jobs) {
   return 1;
 }
 
+static int take_submission(const char **submission, const char *arg) {
+  if (*submission != NULL) {
+    fprintf(stderr, "grade: one submission at a time ('%s' and '%s'); use --batch for a "
+                    "folder of them\n", *submission, arg);
+    return 0;
+  }
+  *submission = arg;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   forget_parent_make();
   grade_options opt;
@@ -98,60 +109,73 @@ int main(int argc, char **argv) {
   const char *configure_args[] = {GRADE_CONFIGURE_ARGS};
   for (size_t i = 0; configure_args[i] != NULL; i++) sl_push(&opt.configure_args, configure_args[i]);
 
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes_value = strcmp(arg, "--out") == 0 || strcmp(arg, "--build-dir") == 0 ||
-                      strcmp(arg, "--work-dir") == 0 || strcmp(arg, "--lab") == 0 ||
-                      strcmp(arg, "--jobs") == 0 || strcmp(arg, "--course") == 0 ||
-                      strcmp(arg, "--batch") == 0 || strcmp(arg, "--export-release") == 0 ||
-                      strcmp(arg, "--cmake-arg") == 0;
-    if (takes_value && value == NULL) {
-      fprintf(stderr, "grade: %s needs a value\n", arg);
-      return 2;
-    }
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(arg, "--quiet") == 0) {
-      quiet = 1;
-    } else if (strcmp(arg, "--out") == 0) {
-      out = value;
-    } else if (strcmp(arg, "--build-dir") == 0) {
-      build_dir = value;
-    } else if (strcmp(arg, "--work-dir") == 0) {
-      work_dir = value;
-    } else if (strcmp(arg, "--course") == 0) {
-      course = value;
-    } else if (strcmp(arg, "--batch") == 0) {
-      batch_dir = value;
-    } else if (strcmp(arg, "--export-release") == 0) {
-      export_dir = value;
-    } else if (strcmp(arg, "--cmake-arg") == 0) {
-      sl_push(&opt.configure_args, value);
-    } else if (strcmp(arg, "--lab") == 0) {
-      if (!sl_contains(&opt.all_labs, value)) {
-        fprintf(stderr, "grade: no lab named '%s' (the labs: %s)\n", value, GRADE_LABS);
+  /* "-": non-options come back in place, as 1 (the submission), whatever POSIXLY_CORRECT
+   * says; ":": a missing value comes back as ':', so the messages are the grader's own. */
+  enum { OPT_OUT = 256, OPT_BUILD_DIR, OPT_WORK_DIR, OPT_LAB, OPT_JOBS, OPT_COURSE, OPT_BATCH,
+         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET };
+  static const struct option options[] = {
+      {"out", required_argument, NULL, OPT_OUT},
+      {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
+      {"work-dir", required_argument, NULL, OPT_WORK_DIR},
+      {"lab", required_argument, NULL, OPT_LAB},
+      {"jobs", required_argument, NULL, OPT_JOBS},
+      {"course", required_argument, NULL, OPT_COURSE},
+      {"batch", required_argument, NULL, OPT_BATCH},
+      {"export-release", required_argument, NULL, OPT_EXPORT},
+      {"cmake-arg", required_argument, NULL, OPT_CMAKE_ARG},
+      {"quiet", no_argument, NULL, OPT_QUIET},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "-:h", options, NULL)) != -1;) {
+    switch (c) {
+      case 'h':
+        usage(stdout);
+        return 0;
+      case OPT_QUIET: quiet = 1; break;
+      case OPT_OUT: out = optarg; break;
+      case OPT_BUILD_DIR: build_dir = optarg; break;
+      case OPT_WORK_DIR: work_dir = optarg; break;
+      case OPT_COURSE: course = optarg; break;
+      case OPT_BATCH: batch_dir = optarg; break;
+      case OPT_EXPORT: export_dir = optarg; break;
+      case OPT_CMAKE_ARG: sl_push(&opt.configure_args, optarg); break;
+      case OPT_LAB:
+        if (!sl_contains(&opt.all_labs, optarg)) {
+          fprintf(stderr, "grade: no lab named '%s' (the labs: %s)\n", optarg, GRADE_LABS);
+          return 2;
+        }
+        if (!sl_contains(&opt.labs, optarg)) sl_push(&opt.labs, optarg);
+        break;
+      case OPT_JOBS:
+        if (!parse_jobs(optarg, &opt.jobs)) {
+          fprintf(stderr, "grade: --jobs takes a number from 1 to 1024, not '%s'\n", optarg);
+          return 2;
+        }
+        break;
+      case 1:
+        if (!take_submission(&submission, optarg)) return 2;
+        break;
+      case ':':
+        fprintf(stderr, "grade: %s needs a value\n", argv[optind - 1]);
         return 2;
-      }
-      if (!sl_contains(&opt.labs, value)) sl_push(&opt.labs, value);
-    } else if (strcmp(arg, "--jobs") == 0) {
-      if (!parse_jobs(value, &opt.jobs)) {
-        fprintf(stderr, "grade: --jobs takes a number from 1 to 1024, not '%s'\n", value);
+      default: /* '?' */
+        if (optopt == OPT_QUIET || optopt == 'h') {
+          const char *arg = argv[optind - 1]; /* "--quiet=1" */
+          fprintf(stderr, "grade: %.*s takes no value\n", (int)strcspn(arg, "="), arg);
+        } else if (optopt > 0 && optopt < 256) {
+          fprintf(stderr, "grade: unknown option -%c (see grade --help)\n", optopt);
+        } else { /* getopt_long takes a prefix, such as --qu, when only one option has it */
+          fprintf(stderr, "grade: unknown or ambiguous option %s (see grade --help)\n",
+                  argv[optind - 1]);
+        }
         return 2;
-      }
-    } else if (arg[0] == '-') {
-      fprintf(stderr, "grade: unknown option %s (see grade --help)\n", arg);
-      return 2;
-    } else if (submission == NULL) {
-      submission = arg;
-      continue;
-    } else {
-      fprintf(stderr, "grade: one submission at a time ('%s' and '%s'); use --batch for a "
-                      "folder of them\n", submission, arg);
-      return 2;
     }
-    if (takes_value) i++;
+  }
+  /* What follows "--" is not an option, whatever it looks like. */
+  for (; optind < argc; optind++) {
+    if (!take_submission(&submission, argv[optind])) return 2;
   }
 
   char *course_abs = real_path(course);

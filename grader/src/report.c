@@ -29,6 +29,7 @@ static void lab_free(lab_result *lab) {
   sl_free(&lab->files_taken);
   sl_free(&lab->files_missing);
   sl_free(&lab->files_rejected);
+  sl_free(&lab->files_ignored);
 }
 
 void report_free(grade_report *report) {
@@ -57,12 +58,14 @@ lab_result *report_add_lab(grade_report *report, const char *lab) {
   sl_init(&result->files_taken);
   sl_init(&result->files_missing);
   sl_init(&result->files_rejected);
+  sl_init(&result->files_ignored);
   return result;
 }
 
+/* Every state counts its items: a lab that could not be graded has them all, failed (see
+ * lab_not_graded), and only a lab without a rubric has none. */
 void lab_totals(const lab_result *lab, report_totals *totals) {
   memset(totals, 0, sizeof *totals);
-  if (lab->state != LAB_GRADED && lab->state != LAB_BUILD_FAILED) return;
   for (size_t i = 0; i < lab->n_items; i++) {
     const item_result *item = &lab->items[i];
     totals->rubric_points += item->item->points;
@@ -73,6 +76,38 @@ void lab_totals(const lab_result *lab, report_totals *totals) {
       totals->max_score += item->item->points;
     }
   }
+}
+
+void lab_fail_items(lab_result *lab, const char *reason, const char *detail) {
+  for (size_t i = 0; i < lab->n_items; i++) item_result_free(&lab->items[i]);
+  free(lab->items);
+  lab->n_items = lab->rubric.n_items;
+  lab->items = xcalloc(lab->n_items + 1, sizeof *lab->items);
+  for (size_t i = 0; i < lab->n_items; i++) {
+    score_item_lost(&lab->rubric.items[i], reason, detail, &lab->items[i]);
+  }
+}
+
+void lab_not_graded(lab_result *lab, char *note) {
+  lab->state = LAB_ERROR;
+  free(lab->note);
+  lab->note = note;
+  /* Leaving the lab's points out would raise every other score's share of the total: a lab
+   * the grader could not grade is shown as lost, with the reason, never as "0 of 0". */
+  lab_fail_items(lab, note, "The grader could not grade this lab, so none of its tests counted.\n");
+}
+
+char *given_files_sentence(const lab_result *lab) {
+  size_t n = lab->files_ignored.count;
+  if (n == 0) return NULL;
+  strbuf sb;
+  sb_init(&sb);
+  for (size_t i = 0; i < n; i++) {
+    sb_printf(&sb, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " and ", lab->files_ignored.items[i]);
+  }
+  sb_printf(&sb, " in the submission %s from the course's and %s not used: the given code is "
+                 "always the course's", n == 1 ? "differs" : "differ", n == 1 ? "was" : "were");
+  return sb_steal(&sb);
 }
 
 void report_totals_of(const grade_report *report, report_totals *totals) {

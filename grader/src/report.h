@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "junit.h"
+#include "verdict.h"
 #include "rubric.h"
 #include "score.h"
 #include "util.h"
@@ -19,7 +19,8 @@ typedef enum lab_state {
   LAB_GRADED,       /* built, tests ran, items scored */
   LAB_BUILD_FAILED, /* the student's code did not build: every item 0 */
   LAB_NO_RUBRIC,    /* no grader/rubric/<lab>.rubric yet: not graded, not counted */
-  LAB_ERROR         /* the grader could not grade it (bad rubric, CTest failed): not counted */
+  LAB_ERROR         /* the grader could not grade it (bad rubric, CTest failed): every item
+                       fails with the reason, so its points count as possible and lost */
 } lab_state;
 
 const char *lab_state_name(lab_state state);
@@ -36,6 +37,7 @@ typedef struct lab_result {
   strlist files_taken;    /* from the submission: "labs/scan/scan.cu" */
   strlist files_missing;  /* rubric files the submission lacks: the course's stub is graded */
   strlist files_rejected; /* "labs/scan/scan.cu (a symbolic link)" */
+  strlist files_ignored;  /* given files the submission has with other content: never used */
   double seconds;
 } lab_result;
 
@@ -66,6 +68,13 @@ void report_init(grade_report *report);
 void report_free(grade_report *report);
 lab_result *report_add_lab(grade_report *report, const char *lab);
 void lab_totals(const lab_result *lab, report_totals *totals);
+/* Every item of the lab's rubric fails with `reason`, and `detail` says why no test counted:
+ * for a lab that did not build, or that the grader could not grade. */
+void lab_fail_items(lab_result *lab, const char *reason, const char *detail);
+/* Marks a lab the grader could not grade; `note` (owned) says why and is each item's reason. */
+void lab_not_graded(lab_result *lab, char *note);
+/* The sentence the reports give about lab->files_ignored; NULL when it is empty. */
+char *given_files_sentence(const lab_result *lab);
 void report_totals_of(const grade_report *report, report_totals *totals);
 /* One line about the GPU and the backend, the same in every report. */
 char *report_gpu_line(const grade_report *report);

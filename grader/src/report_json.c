@@ -175,6 +175,9 @@ static void append_lab(strbuf *sb, const lab_result *lab) {
   append_key(sb, "        ", "files_rejected");
   append_list(sb, &lab->files_rejected);
   sb_append(sb, ",\n");
+  append_key(sb, "        ", "files_ignored");
+  append_list(sb, &lab->files_ignored);
+  sb_append(sb, ",\n");
   append_key(sb, "        ", "seconds");
   append_number(sb, lab->seconds, 1);
   sb_append(sb, "\n      }");
@@ -194,9 +197,7 @@ static char *overall_output(const grade_report *report, const report_totals *tot
     report_totals t;
     lab_totals(lab, &t);
     sb_printf(&sb, "\n%s: %s", lab->lab, lab_state_name(lab->state));
-    if (lab->state == LAB_GRADED || lab->state == LAB_BUILD_FAILED) {
-      sb_printf(&sb, ", %.2f of %.2f", t.score, t.max_score);
-    }
+    if (lab->n_items > 0) sb_printf(&sb, ", %.2f of %.2f", t.score, t.max_score);
     if (lab->note) sb_printf(&sb, " (%s)", lab->note);
     sb_append(&sb, "\n");
     if (lab->files_taken.count) {
@@ -214,6 +215,9 @@ static char *overall_output(const grade_report *report, const report_totals *tot
       for (size_t f = 0; f < lab->files_rejected.count; f++) sb_printf(&sb, " %s", lab->files_rejected.items[f]);
       sb_append(&sb, "\n");
     }
+    char *given = given_files_sentence(lab);
+    if (given != NULL) sb_printf(&sb, "  %s.\n", given);
+    free(given);
   }
   for (size_t i = 0; i < report->problems.count; i++) {
     sb_printf(&sb, "\nGrading problem: %s\n", report->problems.items[i]);

@@ -71,7 +71,7 @@ int write_junit_xml(const grade_report *report, const char *path) {
       failures += lab->items[j].state == ITEM_FAILED;
       skipped += lab->items[j].state == ITEM_NOT_RUN;
     }
-    int graded = lab->state == LAB_GRADED || lab->state == LAB_BUILD_FAILED;
+    int graded = lab->n_items > 0; /* a lab without a rubric (or items) is one test case */
     if (!graded) {
       count = 1;
       failures = lab->state == LAB_ERROR;

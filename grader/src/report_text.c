@@ -70,7 +70,7 @@ void print_table(const grade_report *report, FILE *out) {
           "---------", "------", "--------", "---");
   for (size_t i = 0; i < report->n_labs; i++) {
     const lab_result *lab = &report->labs[i];
-    if (lab->state == LAB_NO_RUBRIC || lab->state == LAB_ERROR) {
+    if (lab->n_items == 0) { /* no rubric, or one so broken that it has no item */
       char *note = printable_text(lab->note);
       char *why = one_line(note, TABLE_REASON_CHARS);
       free(note);
@@ -118,6 +118,11 @@ void print_table(const grade_report *report, FILE *out) {
       }
       free(errors);
     }
+    if (lab->state == LAB_ERROR) {
+      char *note = printable_text(lab->note);
+      fprintf(out, "    %s could not be graded: %s\n", lab->lab, note);
+      free(note);
+    }
     if (lab->files_missing.count > 0) {
       fprintf(out, "    missing from the submission (the stub was graded):");
       for (size_t f = 0; f < lab->files_missing.count; f++) fprintf(out, " %s", lab->files_missing.items[f]);
@@ -127,6 +132,13 @@ void print_table(const grade_report *report, FILE *out) {
       fprintf(out, "    rejected:");
       for (size_t f = 0; f < lab->files_rejected.count; f++) fprintf(out, " %s", lab->files_rejected.items[f]);
       fprintf(out, "\n");
+    }
+    char *given = given_files_sentence(lab);
+    if (given != NULL) {
+      char *printable = printable_text(given);
+      fprintf(out, "    %s\n", printable);
+      free(printable);
+      free(given);
     }
   }
   char score[32], max[32], not_scored[32];
@@ -205,7 +217,7 @@ int write_summary_md(const grade_report *report, const char *path) {
     format_points(score, sizeof score, t.score);
     format_points(max, sizeof max, t.max_score);
     format_points(not_scored, sizeof not_scored, t.not_scored);
-    int graded = lab->state == LAB_GRADED || lab->state == LAB_BUILD_FAILED;
+    int graded = lab->n_items > 0;
     sb_printf(&sb, "| %s | %s%s%s | %s | ", lab->lab, graded ? score : "", graded ? " / " : "",
               graded ? max : "", graded ? not_scored : "");
     md_cell(&sb, lab->note ? lab->note : lab_state_name(lab->state));
@@ -213,12 +225,17 @@ int write_summary_md(const grade_report *report, const char *path) {
   }
   for (size_t i = 0; i < report->n_labs; i++) {
     const lab_result *lab = &report->labs[i];
-    if (lab->state == LAB_NO_RUBRIC || lab->state == LAB_ERROR) continue;
+    if (lab->n_items == 0) continue;
     report_totals t;
     lab_totals(lab, &t);
     format_points(score, sizeof score, t.score);
     format_points(max, sizeof max, t.max_score);
     sb_printf(&sb, "\n## %s: %s of %s\n\n", lab->lab, score, max);
+    if (lab->state == LAB_ERROR) {
+      sb_append(&sb, "The lab could not be graded, so its points are lost: ");
+      md_cell(&sb, lab->note);
+      sb_append(&sb, ".\n\n");
+    }
     if (lab->files_taken.count) {
       sb_append(&sb, "Files taken from the submission:");
       for (size_t f = 0; f < lab->files_taken.count; f++) sb_printf(&sb, " `%s`", lab->files_taken.items[f]);
@@ -233,6 +250,12 @@ int write_summary_md(const grade_report *report, const char *path) {
       sb_append(&sb, "Rejected:");
       for (size_t f = 0; f < lab->files_rejected.count; f++) sb_printf(&sb, " `%s`", lab->files_rejected.items[f]);
       sb_append(&sb, ".\n\n");
+    }
+    char *given = given_files_sentence(lab);
+    if (given != NULL) {
+      md_cell(&sb, given);
+      sb_append(&sb, ".\n\n");
+      free(given);
     }
     sb_append(&sb, "| item | points | ratio | result | why |\n| --- | ---: | ---: | --- | --- |\n");
     for (size_t j = 0; j < lab->n_items; j++) {
@@ -273,7 +296,7 @@ int write_items_tsv(const grade_report *report, const char *path) {
   sb_append(&sb, "lab\titem\tkind\tresult\tscore\tmax_score\tratio\twhy\n");
   for (size_t i = 0; i < report->n_labs; i++) {
     const lab_result *lab = &report->labs[i];
-    if (lab->state == LAB_NO_RUBRIC || lab->state == LAB_ERROR) {
+    if (lab->n_items == 0) {
       sb_printf(&sb, "%s\t-\t-\t%s\t\t\t\t", lab->lab,
                 lab->state == LAB_ERROR ? "error" : "no rubric");
       tsv_field(&sb, lab->note);

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,32 +37,30 @@ double rubric_total(const rubric *r) {
 
 /* ---- patterns ---- */
 
-static int glob_match(const char *p, const char *p_end, const char *s) {
-  const char *star = NULL, *star_s = NULL;
-  while (*s) {
-    if (p < p_end && (*p == '?' || *p == *s) && *p != '*') {
-      p++;
-      s++;
-    } else if (p < p_end && *p == '*') {
-      star = p++;
-      star_s = s;
-    } else if (star != NULL) {
-      p = star + 1;
-      s = ++star_s;
-    } else {
-      return 0;
-    }
+/* One '|' alternative, matched by fnmatch(3). A rubric pattern knows '*' and '?' only, so the
+ * characters fnmatch gives a meaning of its own ('[', ']' and a backslash) are escaped to stand
+ * for themselves, as they always did in rubrics. An empty alternative matches nothing (fnmatch
+ * would match it to an empty name). */
+static int alternative_matches(const char *alt, size_t length, const char *name) {
+  if (length == 0) return 0;
+  strbuf escaped;
+  sb_init(&escaped);
+  for (size_t i = 0; i < length; i++) {
+    if (alt[i] == '[' || alt[i] == ']' || alt[i] == '\\') sb_append_char(&escaped, '\\');
+    sb_append_char(&escaped, alt[i]);
   }
-  while (p < p_end && *p == '*') p++;
-  return p == p_end;
+  /* No flags: '*' crosses '/' (parameterised tests are "Suite.Test/3") and a leading '.' is
+   * an ordinary character. */
+  int match = fnmatch(escaped.data, name, 0) == 0;
+  sb_free(&escaped);
+  return match;
 }
 
 int pattern_match(const char *pattern, const char *name) {
-  const char *alt = pattern;
-  for (;;) {
+  for (const char *alt = pattern;;) {
     const char *bar = strchr(alt, '|');
-    const char *end = bar ? bar : alt + strlen(alt);
-    if (end > alt && glob_match(alt, end, name)) return 1;
+    size_t length = bar ? (size_t)(bar - alt) : strlen(alt);
+    if (alternative_matches(alt, length, name)) return 1;
     if (bar == NULL) return 0;
     alt = bar + 1;
   }

@@ -46,7 +46,8 @@ double rubric_total(const rubric *r);
 const char *item_kind_name(item_kind kind); /* "step", "perf" */
 
 /* True when `name` matches the whole pattern, or one of its '|' alternatives: '*' matches
- * any run of characters (also none), '?' exactly one. */
+ * any run of characters (also none), '?' exactly one, and every other character itself ('['
+ * and a backslash too: fnmatch(3) does the matching, without its brackets and escapes). */
 int pattern_match(const char *pattern, const char *name);
 
 #ifdef __cplusplus

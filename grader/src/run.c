@@ -307,11 +307,7 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
                          : xasprintf("the lab did not build (exit status %d); see %s",
                                      build_status, build_log);
     lab->note = xasprintf("did not build; see logs/%s-build.log", lab->lab);
-    lab->n_items = lab->rubric.n_items;
-    lab->items = xcalloc(lab->n_items + 1, sizeof *lab->items);
-    for (size_t i = 0; i < lab->n_items; i++) {
-      score_item_unbuilt(&lab->rubric.items[i], reason, &lab->items[i]);
-    }
+    lab_fail_items(lab, reason, "The lab did not build, so none of its tests ran.\n");
     progress(opt, "%s: did not build: %s", lab->lab, first ? first : "see the log");
     free(reason);
     free(first);
@@ -334,8 +330,7 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     sb_init(&why);
     if (run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log, &lab->tests,
                   &why) != 0) {
-      lab->state = LAB_ERROR;
-      lab->note = xasprintf("the %s tests could not be run: %s", kinds[k], why.data);
+      lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[k], why.data));
       sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
     }
     sb_free(&why);
@@ -371,6 +366,9 @@ static int prepare_submission(const grade_options *opt, grade_report *report, co
     if (lab->state != LAB_GRADED) continue;
     submission_collect(opt->submission, &lab->rubric.files, &ov, &lab->files_taken,
                        &lab->files_missing, &lab->files_rejected);
+    /* Only the files above reach the copy; copies of the given code are reported, not used. */
+    submission_given_changed(opt->submission, opt->source_dir, lab->lab, &lab->rubric.files,
+                             &lab->files_ignored);
   }
   copy_rules rules;
   copy_rules_init(&rules);
@@ -438,9 +436,8 @@ int grade_run(const grade_options *opt, grade_report *report) {
       strbuf errors;
       sb_init(&errors);
       if (load_rubric(rubric_root, name, &lab->rubric, &errors) != 0) {
-        lab->state = LAB_ERROR;
         char *first = xstrndup(errors.data, strcspn(errors.data, "\n"));
-        lab->note = xasprintf("not graded: the rubric has errors: %s", first);
+        lab_not_graded(lab, xasprintf("not graded: the rubric has errors: %s", first));
         free(first);
         sl_push_owned(&report->problems, xasprintf("rubric errors:\n%s", errors.data));
       }
@@ -492,8 +489,7 @@ int grade_run(const grade_options *opt, grade_report *report) {
     lab_result *lab = &report->labs[i];
     if (lab->state != LAB_GRADED) continue;
     if (!ready) {
-      lab->state = LAB_ERROR;
-      lab->note = xstrdup("not graded: the build tree could not be prepared");
+      lab_not_graded(lab, xstrdup("not graded: the build tree could not be prepared"));
       continue;
     }
     grade_lab(opt, report, lab, &ctx, logs);

@@ -41,12 +41,13 @@ void item_result_free(item_result *result) {
   memset(result, 0, sizeof *result);
 }
 
-void score_item_unbuilt(const rubric_item *item, const char *reason, item_result *out) {
+void score_item_lost(const rubric_item *item, const char *reason, const char *detail,
+                     item_result *out) {
   init_result(item, out);
   out->state = ITEM_FAILED;
   out->score = 0;
   out->reason = xstrdup(reason);
-  out->detail = xstrdup("The lab did not build, so none of its tests ran.\n");
+  out->detail = xstrdup(detail);
 }
 
 /* Whether a test counts against the item: it failed. (A skipped test leaves the item not

@@ -2,7 +2,7 @@
 #ifndef GRADE_SCORE_H
 #define GRADE_SCORE_H
 
-#include "junit.h"
+#include "verdict.h"
 #include "rubric.h"
 
 #ifdef __cplusplus
@@ -41,8 +41,10 @@ double perf_points(const rubric_item *item, double ratio);
 void score_item(const rubric_item *item, const test_list *tests, const score_context *ctx,
                 item_result *out);
 
-/* An item of a lab that could not be graded at all (a build error): no points, this reason. */
-void score_item_unbuilt(const rubric_item *item, const char *reason, item_result *out);
+/* An item of a lab whose tests could not count at all (a build error, CTest writing no
+ * results): no points, this reason, and `detail` saying why no test counted. */
+void score_item_lost(const rubric_item *item, const char *reason, const char *detail,
+                     item_result *out);
 
 void item_result_free(item_result *result);
 

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,79 @@ void submission_collect(const char *submission_dir, const strlist *patterns, ove
   free(root);
 }
 
+/* ---- the given code ---- */
+
+/* Whether the file at `path` already holds exactly these bytes. */
+static int same_content(const char *path, const char *data, size_t length) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != length) return 0;
+  size_t have_length = 0;
+  char *have = read_file(path, &have_length);
+  int same = have != NULL && have_length == length && memcmp(have, data, length) == 0;
+  free(have);
+  return same;
+}
+
+/* Whether a rubric names `rel` ("labs/reduction/reduction.cu"), as glob() would find it. */
+static int named_by(const strlist *patterns, const char *rel) {
+  for (size_t i = 0; i < patterns->count; i++) {
+    if (fnmatch(patterns->items[i], rel, FNM_PATHNAME | FNM_PERIOD) == 0) return 1;
+  }
+  return 0;
+}
+
+void submission_given_changed(const char *submission_dir, const char *course_dir, const char *lab,
+                              const strlist *patterns, strlist *changed) {
+  char *root = real_path(submission_dir);
+  if (root == NULL) root = absolute_path(submission_dir);
+  char *lab_rel = xasprintf("labs/%s", lab);
+  char *lab_dir = path_join(course_dir, lab_rel);
+  strlist names;
+  sl_init(&names);
+  DIR *dir = opendir(lab_dir);
+  struct dirent *entry;
+  while (dir != NULL && (entry = readdir(dir)) != NULL) {
+    if (entry->d_name[0] != '.') sl_push(&names, entry->d_name);
+  }
+  if (dir != NULL) closedir(dir);
+  sl_sort(&names);
+  /* Loose files are the lab's only in a submission without a folder for it: in a copy of the
+   * course, the top level holds the course's own files (its CMakeLists.txt, say). */
+  char *as_course = path_join(root, lab_rel);
+  char *as_labs = path_join(root, lab);
+  int loose = !dir_exists(as_course) && !dir_exists(as_labs);
+  for (size_t i = 0; i < names.count; i++) {
+    char *rel = path_join(lab_rel, names.items[i]);
+    char *course_file = path_join(course_dir, rel);
+    struct stat st;
+    size_t length = 0;
+    char *given = NULL;
+    if (lstat(course_file, &st) == 0 && S_ISREG(st.st_mode) && !named_by(patterns, rel)) {
+      given = read_file(course_file, &length);
+    }
+    /* The same three layouts submission_collect looks in. */
+    const char *layouts[] = {rel, rel + strlen("labs/"), loose ? names.items[i] : NULL};
+    for (size_t k = 0; given != NULL && k < 3 && layouts[k] != NULL; k++) {
+      char *copy = path_join(root, layouts[k]);
+      /* Anything there but the course's very bytes is reported: other text, a link, a folder. */
+      if (lstat(copy, &st) == 0) {
+        int same = refusal(copy, root) == NULL && same_content(copy, given, length);
+        if (!same) sl_push(changed, layouts[k]);
+      }
+      free(copy);
+    }
+    free(given);
+    free(course_file);
+    free(rel);
+  }
+  free(as_course);
+  free(as_labs);
+  sl_free(&names);
+  free(lab_dir);
+  free(lab_rel);
+  free(root);
+}
+
 /* ---- keeping a copy in sync ---- */
 
 typedef struct sync_job {
@@ -193,17 +267,6 @@ static int excluded(const sync_job *job, const char *rel) {
     return !sl_contains(&job->rules->keep_hidden, rel);
   }
   return sl_contains(&job->rules->exclude, rel);
-}
-
-/* Whether the file at `path` already holds exactly these bytes. */
-static int same_content(const char *path, const char *data, size_t length) {
-  struct stat st;
-  if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != length) return 0;
-  size_t have_length = 0;
-  char *have = read_file(path, &have_length);
-  int same = have != NULL && have_length == length && memcmp(have, data, length) == 0;
-  free(have);
-  return same;
 }
 
 static int remove_tree(const char *path) {

@@ -48,6 +48,15 @@ size_t copy_rules_skip_git_ignored(copy_rules *rules, const char *root);
 void submission_collect(const char *submission_dir, const strlist *patterns, overlay *ov,
                         strlist *taken, strlist *missing, strlist *rejected);
 
+/* The lab's given code: the files of the course's labs/<lab>/ that `patterns` (the rubric's
+ * files line) do not name, such as <lab>_given.cu, <lab>.h or CMakeLists.txt. They always come
+ * from the course: submission_collect takes only what the patterns name. Adds to `changed` the
+ * path of each copy of one that the submission carries with other content (in any of the three
+ * layouts; loose files only when the submission has no folder for the lab), so the report can
+ * say it was not used. An identical copy is no news and is not listed. */
+void submission_given_changed(const char *submission_dir, const char *course_dir, const char *lab,
+                              const strlist *patterns, strlist *changed);
+
 typedef struct sync_stats {
   size_t copied;    /* files written */
   size_t unchanged; /* files already identical, left alone (their times too) */

@@ -149,6 +149,8 @@ TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
             "#include <gtest/gtest.h>\nTEST(FakeStep5, Free) { SUCCEED(); }\n");
   WriteText(alice + "/grader/rubric/reduction.rubric",
             "files tests/reduction_test.cpp\nstep 1-add 1000 FakeStep1.*\n");
+  // And the lab's given code, edited: never used, and the report says so.
+  WriteText(alice + "/labs/reduction/reduction.h", "#error alice's own API\n");
   std::string common = "--work-dir '" + tmp_ + "/work' ";
   ASSERT_EQ(Grade(common + "--out '" + tmp_ + "/out-alice' '" + alice + "'"), 0) << Log();
   std::map<std::string, Item> items = ReadItems(tmp_ + "/out-alice");
@@ -166,6 +168,13 @@ TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
   std::string json = ReadText(tmp_ + "/out-alice/results.json");
   EXPECT_NE(json.find("\"files_taken\": [\"labs/reduction/reduction.c\"]"), std::string::npos);
   EXPECT_NE(json.find("\"score\": 65,"), std::string::npos) << json.substr(0, 200);
+  EXPECT_NE(json.find("labs/reduction/reduction.h in the submission differs from the course's and "
+                      "was not used: the given code is always the course's"),
+            std::string::npos)
+      << json.substr(0, 1500);
+  EXPECT_NE(json.find("\"files_ignored\": [\"labs/reduction/reduction.h\"]"), std::string::npos);
+  EXPECT_EQ(ReadText(tmp_ + "/work/src/labs/reduction/reduction.h"),
+            ReadText(course_ + "/labs/reduction/reduction.h"));
 
   // A submission that does not compile: every item 0, and the compiler's error shown.
   std::string bob = tmp_ + "/bob";

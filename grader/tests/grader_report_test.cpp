@@ -240,6 +240,10 @@ class TempDir {
   std::string path_;
 };
 
+const char *kGivenSentence =
+    "labs/reduction/reduction_given.cu in the submission differs from the course's and was not "
+    "used: the given code is always the course's";
+
 class ReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -269,6 +273,7 @@ class ReportTest : public ::testing::Test {
             "expected \"3\" \\ got <7> & 'x'\tbad\x01 | col ``` \xff end");
     AddTest(&reduction->tests, "ReductionPerf.FinalVsCub", TEST_PASSED, nullptr, "final_vs_cub", 0.7);
     sl_push(&reduction->files_taken, "labs/reduction/reduction.cu");
+    sl_push(&reduction->files_ignored, "labs/reduction/reduction_given.cu");
     ScoreLab(reduction, ctx);
 
     lab_result *scan = report_add_lab(&report_, "scan");
@@ -276,12 +281,8 @@ class ReportTest : public ::testing::Test {
     scan->state = LAB_BUILD_FAILED;
     scan->build_errors = xstrdup("labs/scan/scan.cu(12): error: identifier \"x\" is undefined\n");
     scan->note = xstrdup("did not build");
-    scan->n_items = scan->rubric.n_items;
-    scan->items = static_cast<item_result *>(xcalloc(scan->n_items, sizeof(item_result)));
-    for (size_t i = 0; i < scan->n_items; i++) {
-      score_item_unbuilt(&scan->rubric.items[i], "the lab did not build: labs/scan/scan.cu(12): error",
-                         &scan->items[i]);
-    }
+    lab_fail_items(scan, "the lab did not build: labs/scan/scan.cu(12): error",
+                   "The lab did not build, so none of its tests ran.\n");
     sl_push(&scan->files_missing, "labs/scan/scan.cu");
 
     lab_result *radix = report_add_lab(&report_, "radix_sort");
@@ -429,12 +430,15 @@ TEST_F(ReportTest, ResultsJsonHasEveryDocumentedField) {
   const std::set<std::string> lab_fields = {"lab", "state", "score", "max_score", "rubric_points",
                                             "not_scored_points", "note", "build_errors",
                                             "files_taken", "files_missing", "files_rejected",
-                                            "seconds"};
+                                            "files_ignored", "seconds"};
   for (const Json &lab : extra["labs"].items) {
     for (const std::string &field : lab_fields) EXPECT_TRUE(lab.Has(field)) << field;
     for (const auto &field : lab.fields) EXPECT_TRUE(lab_fields.count(field.first)) << field.first;
   }
   EXPECT_EQ(extra["labs"].items[0]["files_taken"].items.at(0).text, "labs/reduction/reduction.cu");
+  EXPECT_EQ(extra["labs"].items[0]["files_ignored"].items.at(0).text,
+            "labs/reduction/reduction_given.cu");
+  EXPECT_NE(root["output"].text.find(kGivenSentence), std::string::npos) << root["output"].text;
   EXPECT_EQ(extra["labs"].items[1]["state"].text, "build failed");
   EXPECT_EQ(extra["labs"].items[1]["files_missing"].items.at(0).text, "labs/scan/scan.cu");
   EXPECT_DOUBLE_EQ(extra["labs"].items[2]["not_scored_points"].number, 30.0);
@@ -503,6 +507,7 @@ TEST_F(ReportTest, SummaryAndTableNameEveryItemAndWhy) {
   EXPECT_NE(md.find("&lt;7&gt;"), std::string::npos);
   EXPECT_NE(md.find("```text\nlabs/scan/scan.cu(12): error"), std::string::npos) << md;
   EXPECT_NE(md.find("**Grading problem:**"), std::string::npos);
+  EXPECT_NE(md.find(kGivenSentence), std::string::npos) << md;
 
   char *buffer = nullptr;
   size_t size = 0;
@@ -521,6 +526,7 @@ TEST_F(ReportTest, SummaryAndTableNameEveryItemAndWhy) {
   EXPECT_NE(table.find("identifier \"x\" is undefined"), std::string::npos) << table;
   EXPECT_NE(table.find("total: 20 of 150 points scored; 30 points not scored"), std::string::npos)
       << table;
+  EXPECT_NE(table.find(kGivenSentence), std::string::npos) << table;
 }
 
 TEST_F(ReportTest, ItemsTsvHasOneLinePerItem) {
@@ -552,6 +558,107 @@ TEST_F(ReportTest, AllReportsAreWrittenTogether) {
   for (const char *name : {"results.json", "junit.xml", "summary.md", "items.tsv"}) {
     EXPECT_EQ(access((out + "/" + name).c_str(), R_OK), 0) << name;
   }
+}
+
+TEST(GraderReport, ALabThatCouldNotBeGradedLosesAllItsPoints) {
+  // CTest wrote no JUnit file for reduction: its 40 points are possible and lost, with the
+  // reason on each item, never "0 of 0" (which would leave them out of the total).
+  grade_report report;
+  report_init(&report);
+  report.source_dir = xstrdup("/course");
+  report.build_dir = xstrdup("/course/build/student");
+  report.lab_impl = xstrdup("labs");
+  report.backend = xstrdup("cuda");
+  report.gpu_present = 1;
+  lab_result *reduction = report_add_lab(&report, "reduction");
+  ParseRubric(reduction,
+              "files labs/reduction/reduction.cu\nstep 1-a 10 ReductionStep1.*\n"
+              "perf p 30 ReductionPerf.* metric=m target=1 floor=0.5\n");
+  const char *why = "the correctness tests could not be run: CTest wrote no JUnit file (exit "
+                    "status 8); see logs/reduction-correctness.log";
+  lab_not_graded(reduction, xstrdup(why));
+  lab_result *scan = report_add_lab(&report, "scan");
+  ParseRubric(scan, "files labs/scan/scan.cu\nstep 2-naive 20 ScanStep2.*\n");
+  AddTest(&scan->tests, "ScanStep2.Exclusive", TEST_PASSED, nullptr);
+  ScoreLab(scan, score_context{1, 0});
+
+  report_totals totals;
+  report_totals_of(&report, &totals);
+  EXPECT_DOUBLE_EQ(totals.score, 20.0);
+  EXPECT_DOUBLE_EQ(totals.max_score, 60.0);
+  EXPECT_DOUBLE_EQ(totals.rubric_points, 60.0);
+  EXPECT_DOUBLE_EQ(totals.not_scored, 0.0);
+
+  TempDir dir;
+  std::string path = dir.path() + "/results.json";
+  ASSERT_EQ(write_results_json(&report, path.c_str()), 0);
+  Json root;
+  std::string error;
+  ASSERT_TRUE(JsonReader(ReadText(path)).Parse(&root, &error)) << error;
+  EXPECT_DOUBLE_EQ(root["max_score"].number, 60.0);
+  const Json &lab = root["extra_data"]["labs"].items.at(0);
+  EXPECT_EQ(lab["state"].text, "error");
+  EXPECT_DOUBLE_EQ(lab["score"].number, 0.0);
+  EXPECT_DOUBLE_EQ(lab["max_score"].number, 40.0);
+  EXPECT_EQ(lab["note"].text, why);
+  ASSERT_EQ(root["tests"].items.size(), 3u);
+  for (size_t i = 0; i < 2; i++) {
+    const Json &item = root["tests"].items[i];
+    EXPECT_EQ(item["status"].text, "failed");
+    EXPECT_DOUBLE_EQ(item["score"].number, 0.0);
+    EXPECT_EQ(item["extra_data"]["reason"].text, why);
+  }
+  EXPECT_NE(root["output"].text.find("reduction: error, 0.00 of 40.00"), std::string::npos)
+      << root["output"].text;
+
+  path = dir.path() + "/items.tsv";
+  ASSERT_EQ(write_items_tsv(&report, path.c_str()), 0);
+  std::string tsv = ReadText(path);
+  EXPECT_NE(tsv.find("reduction\t1-a\tstep\tfailed\t0\t10\t\tthe correctness tests could not"),
+            std::string::npos)
+      << tsv;
+  path = dir.path() + "/summary.md";
+  ASSERT_EQ(write_summary_md(&report, path.c_str()), 0);
+  std::string md = ReadText(path);
+  EXPECT_EQ(md.rfind("# gpulabs grade: 20 of 60 points\n", 0), 0u) << md;
+  EXPECT_NE(md.find("| reduction | 0 / 40 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("The lab could not be graded, so its points are lost: the correctness"),
+            std::string::npos)
+      << md;
+  path = dir.path() + "/junit.xml";
+  ASSERT_EQ(write_junit_xml(&report, path.c_str()), 0);
+  EXPECT_NE(ReadText(path).find("failures=\"2\""), std::string::npos);
+
+  char *buffer = nullptr;
+  size_t size = 0;
+  FILE *out = open_memstream(&buffer, &size);
+  print_table(&report, out);
+  fclose(out);
+  std::string table(buffer, size);
+  free(buffer);
+  EXPECT_NE(table.find("reduction could not be graded: the correctness tests"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("total: 20 of 60 points scored"), std::string::npos) << table;
+  report_free(&report);
+}
+
+TEST(GraderReport, ARubricWithoutItemsStaysOneLine) {
+  // A rubric so broken that no item was read has no points to count: the lab is one line.
+  grade_report report;
+  report_init(&report);
+  report.source_dir = xstrdup("/course");
+  report.build_dir = xstrdup("/course/build");
+  lab_result *lab = report_add_lab(&report, "ode");
+  lab_not_graded(lab, xstrdup("not graded: the rubric has errors: ode.rubric:3: 'stp' is not a "
+                              "kind of line"));
+  report_totals totals;
+  report_totals_of(&report, &totals);
+  EXPECT_DOUBLE_EQ(totals.max_score, 0.0);
+  TempDir dir;
+  std::string path = dir.path() + "/items.tsv";
+  ASSERT_EQ(write_items_tsv(&report, path.c_str()), 0);
+  EXPECT_NE(ReadText(path).find("ode\t-\t-\terror\t"), std::string::npos) << ReadText(path);
+  report_free(&report);
 }
 
 TEST(GraderCsv, QuotesFieldsThatNeedIt) {

@@ -181,6 +181,18 @@ TEST(GraderPattern, MatchesWholeNamesWithStarAndQuestionMark) {
   EXPECT_FALSE(pattern_match("", "anything"));
 }
 
+TEST(GraderPattern, OnlyStarAndQuestionMarkAreSpecial) {
+  // fnmatch(3) does the matching, but a rubric's '[' and backslash stand for themselves, as
+  // rubric/README.md says (fnmatch alone would read a bracket expression and an escape).
+  EXPECT_TRUE(pattern_match("Odd[1].*", "Odd[1].X"));
+  EXPECT_FALSE(pattern_match("Odd[1].*", "Odd1.X"));
+  EXPECT_TRUE(pattern_match("A[.*", "A[.x")) << "an unclosed bracket too";
+  EXPECT_TRUE(pattern_match("A\\*", "A\\b"));
+  EXPECT_FALSE(pattern_match("A\\*", "A*"));
+  EXPECT_TRUE(pattern_match("*.x", ".x")) << "a leading dot is an ordinary character";
+  EXPECT_TRUE(pattern_match("A.*/3", "A.b/c/3")) << "'*' crosses '/'";
+}
+
 TEST(GraderPattern, AlternativesAreJoinedWithABar) {
   const char *pattern = "ScanStep7.*|ScanPrivate.Step7*";
   EXPECT_TRUE(pattern_match(pattern, "ScanStep7.Exclusive/32"));

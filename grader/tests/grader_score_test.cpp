@@ -263,9 +263,11 @@ TEST(GraderScore, APerfItemNeedsItsTestsToPassAndItsMetricOnce) {
 TEST(GraderScore, ABuildErrorCostsEveryItem) {
   rubric_item step = Step("3-sequential", 10, "ReductionStep3.*");
   item_result r;
-  score_item_unbuilt(&step, "the lab did not build: reduction.cu(12): error: x", &r);
+  score_item_lost(&step, "the lab did not build: reduction.cu(12): error: x",
+                  "The lab did not build, so none of its tests ran.\n", &r);
   EXPECT_EQ(r.state, ITEM_FAILED);
   EXPECT_DOUBLE_EQ(r.score, 0.0);
   EXPECT_STREQ(r.reason, "the lab did not build: reduction.cu(12): error: x");
+  EXPECT_STREQ(r.detail, "The lab did not build, so none of its tests ran.\n");
   item_result_free(&r);
 }

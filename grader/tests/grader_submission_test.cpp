@@ -1,7 +1,7 @@
 // Tests of how the grader takes a submission (grader/src/submission.c): only the files a rubric
-// names are laid over a pristine copy of the course, so a tampered test, rubric or CMake file in
-// a submission changes nothing; the copy is kept in sync file by file; the student release
-// leaves out what students must not see.
+// names are laid over a pristine copy of the course, so a tampered test, rubric, CMake file or
+// given code in a submission changes nothing (and changed given code is reported); the copy is
+// kept in sync file by file; the student release leaves out what students must not see.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,6 +184,71 @@ TEST_F(SubmissionTest, ALabsFolderOrLooseFilesWorkToo) {
   EXPECT_EQ(Joined(taken_), "labs/demo/demo.cu (found as demo.cu)");
   Sync(work_);
   EXPECT_EQ(ReadText(work_ + "/labs/demo/demo.cu"), "// dave\n");
+}
+
+TEST_F(SubmissionTest, GivenCodeComesFromTheCourseInEveryLayout) {
+  // The lab's given code: everything in the course's labs/demo/ but the rubric's demo.cu.
+  WriteText(course_ + "/labs/demo/demo_given.cu", "// given plumbing\n");
+  WriteText(course_ + "/labs/demo/CMakeLists.txt", "gpulabs_add_lab(demo)\n");
+  struct Layout {
+    std::string name;
+    std::string prefix;   // where the submission keeps the lab's files
+    std::string changed;  // what the report must name
+  } layouts[] = {
+      // alice (a copy of the course) also changed demo.h; her top-level CMakeLists.txt is the
+      // course's own, not the lab's, and is no news.
+      {"alice", "labs/demo/", "labs/demo/demo.h|labs/demo/demo_given.cu"},
+      {"carol", "demo/", "demo/demo_given.cu"},
+      {"dave", "", "CMakeLists.txt|demo_given.cu"},
+  };
+  for (const Layout &layout : layouts) {
+    SCOPED_TRACE(layout.name);
+    std::string sub = root_ + "/" + layout.name;
+    WriteText(sub + "/" + layout.prefix + "demo.cu", "// " + layout.name + "'s kernel\n");
+    WriteText(sub + "/" + layout.prefix + "demo_given.cu", "// the given code, 'improved'\n");
+    if (layout.prefix.empty()) {
+      WriteText(sub + "/demo.h", "// the API\n");  // the course's bytes: not reported
+      WriteText(sub + "/CMakeLists.txt", "add_executable(mine demo.cu)\n");
+    } else {
+      WriteText(sub + "/" + layout.prefix + "CMakeLists.txt", "gpulabs_add_lab(demo)\n");
+    }
+    overlay_free(&ov_);
+    overlay_init(&ov_);
+    sl_free(&taken_);
+    strlist changed;
+    sl_init(&changed);
+    Collect(sub);
+    submission_given_changed(sub.c_str(), course_.c_str(), "demo", &patterns_, &changed);
+    EXPECT_EQ(Joined(changed), layout.changed);
+    EXPECT_EQ(Joined(ov_.rel), "labs/demo/demo.cu") << "nothing but the rubric's file is laid over";
+    Sync(work_);
+    EXPECT_EQ(ReadText(work_ + "/labs/demo/demo.cu"), "// " + layout.name + "'s kernel\n");
+    EXPECT_EQ(ReadText(work_ + "/labs/demo/demo_given.cu"), "// given plumbing\n");
+    EXPECT_EQ(ReadText(work_ + "/labs/demo/demo.h"), "// the API\n");
+    EXPECT_EQ(ReadText(work_ + "/labs/demo/CMakeLists.txt"), "gpulabs_add_lab(demo)\n");
+    EXPECT_EQ(ReadText(work_ + "/CMakeLists.txt"), "project(course)\n");
+    sl_free(&changed);
+  }
+
+  // A link in place of a given file is not the course's file either (and is never followed).
+  std::string eve = root_ + "/eve";
+  WriteText(eve + "/labs/demo/demo.cu", "// eve\n");
+  ASSERT_EQ(symlink((course_ + "/labs/demo/demo_given.cu").c_str(),
+                    (eve + "/labs/demo/demo_given.cu").c_str()),
+            0);
+  strlist changed;
+  sl_init(&changed);
+  submission_given_changed(eve.c_str(), course_.c_str(), "demo", &patterns_, &changed);
+  EXPECT_EQ(Joined(changed), "labs/demo/demo_given.cu");
+  sl_free(&changed);
+
+  // A file the rubric names, by a glob too, is the student's, not given code.
+  sl_push(&patterns_, "labs/demo/*_given.cu");
+  sl_init(&changed);
+  submission_given_changed((root_ + "/carol").c_str(), course_.c_str(), "demo", &patterns_,
+                           &changed);
+  EXPECT_EQ(changed.count, 0u) << Joined(changed);
+  sl_free(&changed);
 }
 
 TEST_F(SubmissionTest, LinksAndHugeFilesAreRefused) {

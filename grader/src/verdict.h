@@ -1,9 +1,10 @@
-/* CTest's results, read back: the JUnit file (`ctest --output-junit`) gives each test's name,
- * status, time and output; CTest's console log adds what the JUnit file leaves out (a test
- * stopped by CTest's TIMEOUT, or killed by a signal). From the output the grader works out one
- * line that says why a test failed. */
-#ifndef GRADE_JUNIT_H
-#define GRADE_JUNIT_H
+/* Each test's verdict: passed, failed, skipped or not run, and in one line why. CTest's JUnit
+ * file (`ctest --output-junit`) gives each test's name, status, time and output; CTest's console
+ * log adds what the JUnit file leaves out (a test stopped by CTest's TIMEOUT, or killed by a
+ * signal); the output says why a test failed (a mismatch, a hang, a crash, a stub) and what it
+ * measured (GPULABS_METRIC lines). */
+#ifndef GRADE_VERDICT_H
+#define GRADE_VERDICT_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "junit.h"
+#include "verdict.h"
 
 #include <ctype.h>
 #include <math.h>

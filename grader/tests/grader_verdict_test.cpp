@@ -1,5 +1,6 @@
-// Tests of the grader's XML reader and of how it reads CTest's results (grader/src/xml.c,
-// junit.c), on fixtures made from real CTest runs (data/fixture-project/regen.sh).
+// Tests of how the grader reads CTest's results and works out each test's verdict and why
+// (grader/src/verdict.c), on fixtures made from real CTest runs (data/fixture-project/regen.sh).
+// The XML reader underneath has its own tests (grader_xml_test.cpp).
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -7,8 +8,7 @@
 #include "gltest.h"
 
 extern "C" {
-#include "junit.h"
-#include "xml.h"
+#include "verdict.h"
 }
 
 namespace {
@@ -19,15 +19,6 @@ std::string ReadData(const std::string &name) {
   text << in.rdbuf();
   return text.str();
 }
-
-struct Xml {
-  xml_node *root;
-  char err[256];
-  explicit Xml(const std::string &text) { root = xml_parse(text.data(), text.size(), err, sizeof err); }
-  ~Xml() { xml_free(root); }
-  Xml(const Xml &) = delete;
-  Xml &operator=(const Xml &) = delete;
-};
 
 // The fixture's tests, read as the grader reads them.
 class FixtureResults : public ::testing::Test {
@@ -55,68 +46,6 @@ class FixtureResults : public ::testing::Test {
 };
 
 }  // namespace
-
-TEST(GraderXml, ReadsElementsAttributesTextAndEntities) {
-  Xml doc(
-      "\xEF\xBB\xBF<?xml version=\"1.0\"?>\n<!-- a comment -->\n"
-      "<!DOCTYPE suite [ <!ENTITY x \"y\"> ]>\n"
-      "<suite name='a &amp; b' n=\"&#65;&#x42;&#x1F600;\">\n"
-      "  <case name=\"one\"/>\n"
-      "  <case name=\"two\">text &lt;1&gt; &quot;q&quot; &apos;a&apos; <![CDATA[<raw & kept>]]> end"
-      "<!-- skipped --><?pi ignored?></case>\n"
-      "</suite>\n");
-  ASSERT_NE(doc.root, nullptr) << doc.err;
-  EXPECT_STREQ(doc.root->name, "suite");
-  EXPECT_STREQ(xml_attr_get(doc.root, "name"), "a & b");
-  EXPECT_STREQ(xml_attr_get(doc.root, "n"), "AB\xF0\x9F\x98\x80");
-  EXPECT_EQ(xml_attr_get(doc.root, "missing"), nullptr);
-  ASSERT_EQ(doc.root->n_children, 2u);
-  EXPECT_STREQ(xml_attr_get(doc.root->children[0], "name"), "one");
-  EXPECT_STREQ(doc.root->children[1]->text,
-               "text <1> \"q\" 'a' <raw & kept> end");
-  EXPECT_EQ(xml_child(doc.root, "case"), doc.root->children[0]);
-  EXPECT_EQ(xml_child(doc.root, "nothing"), nullptr);
-}
-
-TEST(GraderXml, KeepsUnknownEntitiesAsWritten) {
-  Xml doc("<a>AT&amp;T &nbsp; &#xZZ; &#0; & alone</a>");
-  ASSERT_NE(doc.root, nullptr) << doc.err;
-  EXPECT_STREQ(doc.root->text, "AT&T &nbsp; &#xZZ; &#0; & alone");
-}
-
-TEST(GraderXml, RefusesBrokenDocumentsWithTheLine) {
-  struct Case {
-    const char *text;
-    const char *message;
-  } cases[] = {
-      {"", "no root element"},
-      {"   \n  ", "no root element"},
-      {"<a>\n<b>\n</a>", "line 3: </a> closes <b>"},
-      {"<a>\n<b>text", "<b> is never closed"},
-      {"<a x=1/>", "is not quoted"},
-      {"<a x/>", "has no value"},
-      {"<a x=\"1/>", "unterminated value"},
-      {"<a><!-- never closed</a>", "unterminated comment"},
-      {"<a/><b/>", "content after the root element"},
-      {"<a><![CDATA[ no end </a>", "unterminated CDATA"},
-      {"<a", "unterminated tag"},
-  };
-  for (const Case &c : cases) {
-    Xml doc(c.text);
-    EXPECT_EQ(doc.root, nullptr) << c.text;
-    EXPECT_NE(std::string(doc.err).find(c.message), std::string::npos)
-        << c.text << " -> " << doc.err;
-  }
-}
-
-TEST(GraderXml, RefusesNestingDeeperThanItsLimit) {
-  std::string deep;
-  for (int i = 0; i < 300; i++) deep += "<a>";
-  for (int i = 0; i < 300; i++) deep += "</a>";
-  Xml doc(deep);
-  EXPECT_EQ(doc.root, nullptr);
-  EXPECT_NE(std::string(doc.err).find("nested more than"), std::string::npos) << doc.err;
-}
 
 TEST(GraderJunit, AnEmptyRunHasNoTests) {
   test_list tests;
@@ -325,5 +254,48 @@ TEST(GraderJunit, APassedTestWhoseOutputCTestCutShortStaysPassed) {
   ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
   tests_classify(&tests);
   EXPECT_EQ(tests.items[0].status, TEST_PASSED);
+  tests_free(&tests);
+}
+
+TEST(GraderJunit, TestCasesForgedInTheOutputStayText) {
+  // Lab code that prints JUnit markup: CTest escapes it, so it stays in the output and adds no
+  // test case, whatever it claims.
+  test_list tests;
+  tests_init(&tests);
+  std::string xml =
+      "<testsuite><testcase name=\"ReductionStep3.Sum\" status=\"fail\"><failure message=\"\"/>"
+      "<system-out>[ RUN      ] ReductionStep3.Sum\n"
+      "&lt;/system-out&gt;&lt;/testcase&gt;&lt;testcase name=\"ReductionStep3.Sum\" "
+      "status=\"run\"&gt;&lt;system-out&gt;[       OK ] ReductionStep3.Sum\n"
+      "]]&gt;&lt;/system-out&gt;&lt;/testcase&gt;&lt;testcase name=\"ReductionStep9.Free\" "
+      "status=\"run\"/&gt;\n"
+      "</system-out></testcase></testsuite>";
+  char err[256];
+  ASSERT_EQ(junit_read(xml.data(), xml.size(), &tests, err, sizeof err), 0) << err;
+  ASSERT_EQ(tests.count, 1u);
+  EXPECT_STREQ(tests.items[0].name, "ReductionStep3.Sum");
+  EXPECT_EQ(tests.items[0].status, TEST_FAILED);
+  EXPECT_NE(std::string(tests.items[0].output).find("<testcase name=\"ReductionStep9.Free\""),
+            std::string::npos)
+      << tests.items[0].output;
+  EXPECT_EQ(tests_find(&tests, "ReductionStep9.Free"), nullptr);
+  tests_free(&tests);
+}
+
+TEST(GraderJunit, AFileThatIsNotWellFormedIsAnErrorNeverAGuess) {
+  // A NUL byte (never written by CTest, which replaces control characters) and markup that
+  // does not close: the whole file is refused, so no test can be lost or invented.
+  test_list tests;
+  tests_init(&tests);
+  char err[256];
+  std::string with_nul("<testsuite><testcase name=\"A.b\" status=\"run\"><system-out>x\0y"
+                       "</system-out></testcase></testsuite>",
+                       96);
+  ASSERT_EQ(with_nul.size(), 96u) << "the NUL byte is part of the text";
+  EXPECT_EQ(junit_read(with_nul.data(), with_nul.size(), &tests, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("line 1:"), std::string::npos) << err;
+  std::string unclosed = "<testsuite><testcase name=\"A.b\" status=\"run\">";
+  EXPECT_EQ(junit_read(unclosed.data(), unclosed.size(), &tests, err, sizeof err), -1);
+  EXPECT_EQ(tests.count, 0u);
   tests_free(&tests);
 }
