@@ -55,11 +55,13 @@ class Rewriter {
       }
       if (c == '#' && line_start_) {
         directive();
+        code_floor_ = out_.size();
         continue;
       }
       line_start_ = false;
       if (c == '/' && (next == '/' || next == '*')) {
         copy_to(skip_comment(i_));
+        code_floor_ = out_.size();
         continue;
       }
       if (c == '"' || c == '\'') {
@@ -633,7 +635,13 @@ class Rewriter {
   void launch() {
     const size_t at = i_;
     const size_t expr_end = skip_space_back(out_.size());
-    const size_t expr_start = kernel_expression_start(expr_end);
+    size_t expr_start = kernel_expression_start(expr_end);
+    // The kernel expression never reaches back into a comment or a directive: a comment ending
+    // in "now." on the line above a launch is not a member access.
+    if (expr_start < code_floor_) {
+      expr_start = code_floor_;
+      while (expr_start < expr_end && is_space(out_[expr_start])) ++expr_start;
+    }
     const size_t config_start = i_ + 3;
     const size_t config_end = find_triple_close(config_start);
     if (expr_start >= expr_end || config_end == std::string::npos) {
@@ -702,6 +710,7 @@ class Rewriter {
   size_t stmt_first_in_ = 0;       // where the statement's first token is in src_ ...
   size_t stmt_first_out_ = 0;      // ... and in out_
   bool line_start_ = true;
+  size_t code_floor_ = 0;  // where in out_ the last comment or directive ended
 };
 
 }  // namespace

@@ -101,6 +101,16 @@ TEST(RewriteLaunch, CommentsAndStringsAreLeftAlone) {
   EXPECT_EQ(source, Rewrite(source).text);
 }
 
+TEST(RewriteLaunch, ACommentAboveTheLaunchIsNotPartOfTheKernel) {
+  // A comment that ends in a word and a period (or "->", or "::") looks like a member access
+  // when read backwards from the kernel's name.
+  EXPECT_TRUE(Has(Squeezed("void f() {\n  // launch it now.\n  k<<<1, 1>>>(p);\n}"),
+                  "// launch it now. ::gpulabs_sim::launch(::gpulabs_sim::config(1, 1), \"k\""));
+  EXPECT_TRUE(Has(Squeezed("void f() {\n  /* see a:: */ ns::k<<<1, 1>>>(p);\n}"),
+                  "/* see a:: */ ::gpulabs_sim::launch(::gpulabs_sim::config(1, 1), \"ns::k\""));
+  EXPECT_TRUE(Has(Squeezed("#define X a.\nk<<<1, 1>>>(p);"), "\"k\", __FILE__"));
+}
+
 TEST(RewriteLaunch, BrokenLaunchesAreErrorsWithTheLine) {
   Result r = Rewrite("void f() {\n  k<<<1, 1(x);\n}\n");
   ASSERT_EQ(1u, r.errors.size());
