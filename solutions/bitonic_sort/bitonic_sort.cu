@@ -1,86 +1,43 @@
-// The bitonic_sort lab, solved: steps 2 to 4 of the ladder (step 1, the CPU reference, is in
-// common/src/reference/bitonic_sort.c).
+// The bitonic_sort lab: your kernels. The bitonic sorting network on the GPU, three times over,
+// each faster: one launch per layer, tiles in shared memory, keys in registers.
 //
-// Every step runs the same network, the "flip" form of bitonic sort: for each size
-// 2, 4, ..., next_pow2(n) a merge of layers with strides size/2, ..., 1. The first layer of a
-// size compares position i with its mirror i ^ (size - 1); the others compare i with
-// i + stride. Every comparator sends the smaller key to the lower position (the larger when
-// sorting descending), so positions >= n behave as +infinity that never moves: a comparator
-// that touches one is skipped, or fed a sentinel key that a strict comparison never exchanges.
-// That is how any n is sorted in place with no padding buffer.
+// This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
+// given, and the grader always takes it from the course, never from a submission:
+//   labs/bitonic_sort/bitonic_sort.h         the API the tests call
+//   labs/bitonic_sort/bitonic_sort_steps.h   what each step below must define, and what it is handed
+//   labs/bitonic_sort/bitonic_sort_given.cu  argument checks, step names, the dispatch to your steps
+//
+// The handout, docs/labs/bitonic_sort.md, explains each step. Do them in order, and run a step's
+// tests as soon as it is written (here step 3):
+//   ctest --test-dir build/student -L bitonic_sort -R 'BitonicSortStep3\.' --output-on-failure
+// Until you write a step, its function returns "not implemented" and launches nothing.
+//
+//   step 1 (the CPU reference) is given: common/src/reference/bitonic_sort.c
+//   step 2  2-global      bitonic_step2, and the kernel of one layer
+//   step 3  3-shared      bitonic_step3, and kernels that sort and merge tiles in shared memory
+//   step 4  4-registers   bitonic_step4, and kernels that sort and merge in registers
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "bitonic_sort.h"
 #include "gpulabs/check.h"
+#include "bitonic_sort_steps.h"
 
-// ---------------------------------------------------------------------------------------------
-// Host helpers shared by the steps (given to students in the stub)
-// ---------------------------------------------------------------------------------------------
-
-enum {
-  STEP2_DEFAULT_THREADS = 256,
-  STEP3_DEFAULT_THREADS = 512, // tiles of 1024 keys
-};
-
-const char *bitonic_step_name(bitonic_step step) {
-  switch (step) {
-    case BITONIC_STEP_GLOBAL: return "2-global";
-    case BITONIC_STEP_SHARED: return "3-shared";
-    case BITONIC_STEP_REGISTERS: return "4-registers";
-  }
-  return "unknown";
-}
-
-static unsigned next_pow2(unsigned n) {
-  unsigned p = 1;
-  while (p < n) p <<= 1;
-  return p;
-}
-
-static int log2_of_pow2(unsigned p) {
-  int k = 0;
-  while ((1u << k) < p) ++k;
-  return k;
-}
-
-static gl_status check_arguments(const char *function, bitonic_step step, bitonic_order order,
-                                 const uint32_t *d_keys, const uint32_t *d_values,
-                                 int values_needed, size_t n, int block_size) {
-  if (d_keys == NULL) return gl_fail(GL_ERR_NULL_POINTER, "%s: d_keys is NULL", function);
-  if (values_needed && d_values == NULL) {
-    return gl_fail(GL_ERR_NULL_POINTER, "%s: d_values is NULL", function);
-  }
-  if (n > BITONIC_MAX_N) {
-    return gl_fail(GL_ERR_SIZE, "%s: n = %zu exceeds BITONIC_MAX_N = %zu", function, n,
-                   (size_t)BITONIC_MAX_N);
-  }
-  if (step < BITONIC_FIRST_STEP || step > BITONIC_LAST_STEP) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: step %d is not a step of the ladder (2, 3 or 4)",
-                   function, (int)step);
-  }
-  if (order != BITONIC_ASCENDING && order != BITONIC_DESCENDING) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                   "%s: order %d is neither BITONIC_ASCENDING nor BITONIC_DESCENDING", function,
-                   (int)order);
-  }
-  if (step == BITONIC_STEP_REGISTERS) {
-    if (block_size != 0) {
-      return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                     "%s: block_size %d: step 4 fixes its block shape at compile time, pass 0",
-                     function, block_size);
-    }
-  } else if (block_size != 0 &&
-             (block_size < 32 || block_size > 1024 || (block_size & (block_size - 1)) != 0)) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: block_size %d is not a power of two in [32, 1024]",
-                   function, block_size);
-  }
-  return GL_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Step 2: one launch per (size, stride) layer, every comparator reading and writing global memory
-// ---------------------------------------------------------------------------------------------
+// =============================================================================================
+// Step 2: one launch per layer
+//
+// Read bitonic_ref_sort_iterative (step 1) first: this step runs its double loop on the GPU.
+// Write a kernel for one layer of the network, for instance
+//   __global__ void bitonic_global_layer(uint32_t *keys, uint32_t *values, unsigned n,
+//                                        unsigned size, unsigned stride, int descending)
+// Thread c owns comparator c: its lower position is lo = 2 * c - (c & (stride - 1)) (the
+// seed's pos), its upper position the mirror lo ^ (size - 1) on the first layer of a size
+// (stride == size / 2), else lo + stride. Skip the comparator when the upper position is >= n;
+// otherwise exchange the two keys when they are out of order (never when they are equal),
+// moving the values along. values may be NULL (keys only).
+// Then bitonic_step2: for size = 2, 4, ..., next_pow2(n) and stride = size/2, ..., 1, launch
+// the kernel with next_pow2(n) / 2 threads in blocks of `threads`, and check each launch with
+// LAB_CHECK_LAUNCH(). The end of a launch is the only barrier between two layers.
+// =============================================================================================
 
 // The comparator, on global or shared memory: puts keys[lo] and keys[hi] (lo < hi) in order,
 // moving the values along. Strict comparisons: equal keys are never exchanged, so a sentinel
@@ -122,8 +79,8 @@ static gl_status launch_global_layer(uint32_t *keys, uint32_t *values, unsigned 
   return GL_OK;
 }
 
-static gl_status sort_step2(uint32_t *keys, uint32_t *values, unsigned n, int descending,
-                            int threads) {
+gl_status bitonic_step2(uint32_t *keys, uint32_t *values, unsigned n, int descending,
+                        int threads) {
   unsigned padded = next_pow2(n);
   for (unsigned size = 2; size <= padded; size <<= 1) {
     for (unsigned stride = size / 2; stride > 0; stride >>= 1) {
@@ -133,10 +90,21 @@ static gl_status sort_step2(uint32_t *keys, uint32_t *values, unsigned n, int de
   return GL_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 3: tiles of 2 * blockDim.x keys sorted in shared memory; for sizes beyond a tile, global
-// layers while the stride is at least a tile, then one shared-memory merge for the rest
-// ---------------------------------------------------------------------------------------------
+// =============================================================================================
+// Step 3: shared memory (the seed's bitonicSortShared)
+//
+// Two kernels on tiles of 2 * blockDim.x keys (and values) in dynamic shared memory
+// (extern __shared__; the launch gives its size, twice as large with values). A block loads its
+// tile two keys per thread, blockDim.x apart so that a warp reads consecutive addresses;
+// positions past n get a sentinel that the comparator never moves (UINT32_MAX ascending,
+// 0 descending), and only the positions below n are written back.
+//   bitonic_shared_sort_tiles: the seed's bitonicSortShared. Every size up to the tile and
+//     every stride, one comparator per thread per layer, a __syncthreads() before each layer.
+//   bitonic_shared_merge: for a size larger than the tile, the layers whose stride is below the
+//     tile (tile/2, ..., 1: none of them is a mirror layer), in shared memory as above.
+// Then bitonic_step3: sort the tiles; then for each size from 2 * tile to next_pow2(n): one
+// global layer (step 2's kernel) per stride >= tile, then one bitonic_shared_merge.
+// =============================================================================================
 
 // Loads this block's tile (2 keys per thread, blockDim.x apart so a warp reads consecutive
 // addresses); positions past n get the sentinel, which the strict comparator never moves.
@@ -205,8 +173,8 @@ __global__ void bitonic_shared_merge(uint32_t *keys, uint32_t *values, unsigned 
   store_tile(keys, values, s_key, s_val, base, tile, n);
 }
 
-static gl_status sort_step3(uint32_t *keys, uint32_t *values, unsigned n, int descending,
-                            int threads) {
+gl_status bitonic_step3(uint32_t *keys, uint32_t *values, unsigned n, int descending,
+                        int threads) {
   const unsigned tile = 2u * (unsigned)threads;
   const unsigned tiles = (n + tile - 1) / tile;
   const size_t shared_bytes = (values != NULL ? 2 : 1) * tile * sizeof(uint32_t);
@@ -223,9 +191,21 @@ static gl_status sort_step3(uint32_t *keys, uint32_t *values, unsigned n, int de
   return GL_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 4: registers, warp shuffles, and several global strides per pass
+// =============================================================================================
+// Step 4: registers, shuffles, and several strides per pass
 //
+// The fast form (the handout's step 4 section). Suggested kernels:
+//   - sort tiles of BITONIC_STEP4_THREADS_KEYS x 16 keys: each thread holds 16 keys in a register
+//     array (fully unrolled loops, constant indices), strides inside a thread are register
+//     compares, strides inside a warp are __shfl_xor_sync, larger strides go through one
+//     shared-memory exchange into a layout where they are register compares again;
+//   - for sizes beyond the tile: global passes that each do several strides at once (a thread
+//     loads 2^K keys spaced by the smallest stride of the pass), then one tile merge like the
+//     tile sort's last size.
+// Pairs may use BITONIC_STEP4_THREADS_PAIRS threads to keep the shared memory under 48 KB.
+// Then bitonic_step4: the launches, with the shapes fixed at compile time.
+// =============================================================================================
+
 // A thread holds E = 2^LOG_E keys in registers. Inside a block's tile of T = B * E keys, two
 // layouts are used, swapped through shared memory:
 //   low:  thread t holds positions t*E + r          (r = 0 .. E-1)
@@ -236,7 +216,6 @@ static gl_status sort_step3(uint32_t *keys, uint32_t *values, unsigned n, int de
 // Global memory is always read and written in the high layout (consecutive threads,
 // consecutive addresses). Descending order is ascending order of the complemented keys
 // (key ^ 0xFFFFFFFF), so the kernels sort ascending only and complement on load and store.
-// ---------------------------------------------------------------------------------------------
 
 #define FULL_WARP 0xFFFFFFFFu
 
@@ -576,43 +555,8 @@ static gl_status sort_step4_shaped(uint32_t *keys, uint32_t *values, unsigned n,
 // Keys: 512 threads x 16 keys (tiles of 8192), 5 strides per global pass (32 keys per thread).
 // Pairs: 256 threads x 16 pairs (tiles of 4096), 4 strides per global pass. Both tiles need
 // 33 KB of shared memory, under the 48 KB a block gets without opting in.
-static gl_status sort_step4(uint32_t *keys, uint32_t *values, unsigned n, int descending) {
+gl_status bitonic_step4(uint32_t *keys, uint32_t *values, unsigned n, int descending) {
   const uint32_t flip = descending ? 0xFFFFFFFFu : 0u;
   if (values == NULL) return sort_step4_shaped<9, 4, 5, false>(keys, NULL, n, flip);
   return sort_step4_shaped<8, 4, 4, true>(keys, values, n, flip);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The API
-// ---------------------------------------------------------------------------------------------
-
-static gl_status run_step(bitonic_step step, bitonic_order order, uint32_t *d_keys,
-                          uint32_t *d_values, size_t n, int block_size) {
-  if (n <= 1) return GL_OK; // nothing to compare
-  const int descending = order == BITONIC_DESCENDING;
-  const unsigned count = (unsigned)n; // n <= BITONIC_MAX_N = 2^30 was checked
-  switch (step) {
-    case BITONIC_STEP_GLOBAL:
-      return sort_step2(d_keys, d_values, count, descending,
-                        block_size ? block_size : STEP2_DEFAULT_THREADS);
-    case BITONIC_STEP_SHARED:
-      return sort_step3(d_keys, d_values, count, descending,
-                        block_size ? block_size : STEP3_DEFAULT_THREADS);
-    case BITONIC_STEP_REGISTERS:
-      return sort_step4(d_keys, d_values, count, descending);
-  }
-  return gl_fail(GL_ERR_INVALID_ARGUMENT, "bitonic_sort: step %d is not a step of the ladder",
-                 (int)step);
-}
-
-gl_status bitonic_sort_keys(bitonic_step step, bitonic_order order, uint32_t *d_keys, size_t n,
-                            int block_size) {
-  GL_TRY(check_arguments("bitonic_sort_keys", step, order, d_keys, NULL, 0, n, block_size));
-  return run_step(step, order, d_keys, NULL, n, block_size);
-}
-
-gl_status bitonic_sort_pairs(bitonic_step step, bitonic_order order, uint32_t *d_keys,
-                             uint32_t *d_values, size_t n, int block_size) {
-  GL_TRY(check_arguments("bitonic_sort_pairs", step, order, d_keys, d_values, 1, n, block_size));
-  return run_step(step, order, d_keys, d_values, n, block_size);
 }
