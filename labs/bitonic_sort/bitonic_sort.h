@@ -1,8 +1,9 @@
 /* The bitonic_sort lab's API: sort uint32 keys, or key-value pairs, on the GPU with the bitonic
  * sorting network.
  *
- * Implemented by labs/bitonic_sort/bitonic_sort.cu (the stub you fill in) and
- * solutions/bitonic_sort/bitonic_sort.cu. All pointers are device pointers; the sort is in place.
+ * Implemented by labs/bitonic_sort/bitonic_sort_given.cu (given), which calls the steps of
+ * labs/bitonic_sort/bitonic_sort.cu (yours; solutions/bitonic_sort/bitonic_sort.cu is the same file
+ * filled in). All pointers are device pointers; the sort is in place.
  *
  * Any n, no padding buffer: the GPU runs the "flip" form of the network (the first layer of
  * each merge compares every key with its mirror image instead of sorting half the sequences

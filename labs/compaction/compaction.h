@@ -2,9 +2,10 @@
  * split an array into the elements that do and the ones that do not, and enqueue elements in
  * parallel with atomics.
  *
- * Implemented by labs/compaction/compaction.cu (the stub you fill in) and
- * solutions/compaction/compaction.cu. All array pointers are device pointers. Every call may
- * return before the GPU is done (default stream); synchronise before reading the results.
+ * Implemented by labs/compaction/compaction_given.cu (given), which calls the steps of
+ * labs/compaction/compaction.cu (yours; solutions/compaction/compaction.cu is the same file filled
+ * in). All array pointers are device pointers. Every call may return before the GPU is done
+ * (default stream); synchronise before reading the results.
  *
  * The count of kept elements is written to a device int (d_count), as CUB does, so a call never
  * waits for the GPU: copy it back with cudaMemcpy when the host needs it.

@@ -1,8 +1,9 @@
 /* The ode lab's API: the nested Runge-Kutta pension model (MiddlePar, OuterPar and beyond).
  *
- * Implemented by labs/ode/ode.cu (the stub you fill in) and solutions/ode/ode.cu. The model, its
- * parameters and the CPU reference are in gpulabs/reference/ode.h and ode_model.h; the model's
- * functions there are __host__ __device__, so your kernels call the same Inner as the CPU does.
+ * Implemented by labs/ode/ode_given.cu (given), which calls the steps of labs/ode/ode.cu (yours;
+ * solutions/ode/ode.cu is the same file filled in). The model, its parameters and the CPU reference
+ * are in gpulabs/reference/ode.h and ode_model.h; the model's functions there are __host__
+ * __device__, so your kernels call the same Inner as the CPU does.
  *
  * Every step computes Middle at Outer's evaluation points on the GPU. Outer's recurrence then
  * runs on the host (ode_ref_outer), as in the report: it is a chain of 2 * (120 - x) * h1 cheap

@@ -1,7 +1,8 @@
 /* The radix sort lab's API: LSD radix sort of 32-bit keys, and of key-value pairs, on the GPU.
  *
- * Implemented by labs/radix_sort/radix_sort.cu (the stub you fill in) and
- * solutions/radix_sort/radix_sort.cu. All array pointers are device pointers.
+ * Implemented by labs/radix_sort/radix_sort_given.cu (given), which calls the steps of
+ * labs/radix_sort/radix_sort.cu (yours; solutions/radix_sort/radix_sort.cu is the same file filled
+ * in). All array pointers are device pointers.
  *
  * Every sort is stable (keys that compare equal keep their input order, and so do their values),
  * reads d_keys_in (and d_values_in) and writes the sorted result to d_keys_out (and

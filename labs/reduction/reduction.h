@@ -1,10 +1,10 @@
 /* The reduction lab's API: the sum of an int array on the GPU by each step of the optimisation
  * ladder, and the final kernel's sum, min and max of int and float arrays.
  *
- * Implemented by labs/reduction/reduction.cu (the stub you fill in) and
- * solutions/reduction/reduction.cu. Pointers whose names start with d_ are device pointers; the
- * result is written to the device (one element) and the call may return before the GPU has
- * finished (default stream).
+ * Implemented by labs/reduction/reduction_given.cu (given), which calls the steps of
+ * labs/reduction/reduction.cu (yours; solutions/reduction/reduction.cu is the same file filled in).
+ * Pointers whose names start with d_ are device pointers; the result is written to the device (one
+ * element) and the call may return before the GPU has finished (default stream).
  *
  * Types: int sums accumulate in 64 bits and are returned as int64_t, so they never overflow for
  * any n up to REDUCE_MAX_N (|sum| <= 2^32 * 2^31 = 2^63). int min and max are returned widened

@@ -1,8 +1,9 @@
 /* The scan lab's API: exclusive and inclusive prefix sums of int on the GPU.
  *
- * Implemented by labs/scan/scan.cu (the stub you fill in) and solutions/scan/scan.cu. All
- * pointers are device pointers. In-place scans (d_out == d_in) are allowed for every step.
- * Sums wrap around like unsigned 32-bit arithmetic (two's complement), as the CPU reference does.
+ * Implemented by labs/scan/scan_given.cu (given), which calls the steps of labs/scan/scan.cu
+ * (yours; solutions/scan/scan.cu is the same file filled in). All pointers are device pointers. In-
+ * place scans (d_out == d_in) are allowed for every step. Sums wrap around like unsigned 32-bit
+ * arithmetic (two's complement), as the CPU reference does.
  */
 #ifndef GPULABS_LAB_SCAN_H
 #define GPULABS_LAB_SCAN_H
