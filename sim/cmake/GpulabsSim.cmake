@@ -31,7 +31,12 @@ target_compile_features(gpulabs_sim_rewrite PRIVATE cxx_std_17)
 add_library(gpulabs_sim STATIC
   "${GPULABS_SIM_ROOT}/src/fiber.cpp"
   "${GPULABS_SIM_ROOT}/src/runtime.cpp"
-  "${GPULABS_SIM_ROOT}/src/scheduler.cpp")
+  "${GPULABS_SIM_ROOT}/src/report.cpp"
+  "${GPULABS_SIM_ROOT}/src/settings.cpp"
+  "${GPULABS_SIM_ROOT}/src/shared.cpp"
+  "${GPULABS_SIM_ROOT}/src/threads.cpp"
+  "${GPULABS_SIM_ROOT}/src/warp.cpp"
+  "${GPULABS_SIM_ROOT}/src/workers.cpp")
 target_include_directories(gpulabs_sim PUBLIC "${GPULABS_SIM_ROOT}/include")
 target_compile_features(gpulabs_sim PUBLIC cxx_std_17)
 target_link_libraries(gpulabs_sim PUBLIC Threads::Threads)

@@ -2,7 +2,7 @@
 // variables, barriers, warp functions, atomics, bit and math intrinsics, and the entry points
 // the rewriting step calls for <<<...>>> launches and __shared__ variables.
 //
-// Each simulated thread is a fiber; the scheduler (sim/src/scheduler.cpp) points
+// Each simulated thread is a fiber; the scheduler (sim/src/scheduler.h and its parts) points
 // gpulabs_sim_tls_thread at the one running and copies its indices into threadIdx & co.
 #ifndef GPULABS_SIM_DEVICE_H
 #define GPULABS_SIM_DEVICE_H

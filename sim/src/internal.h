@@ -1,4 +1,4 @@
-// What the runtime (runtime.cpp) and the scheduler (scheduler.cpp) share.
+// What the runtime (runtime.cpp) and the scheduler (scheduler.h and its parts) share.
 #ifndef GPULABS_SIM_INTERNAL_H
 #define GPULABS_SIM_INTERNAL_H
 

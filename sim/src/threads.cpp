@@ -1,0 +1,133 @@
+// A simulated thread's life on its fiber: the built-in variables device code reads, what every
+// stack runs (a thread, then the next ones that have not started), and where a thread stops to
+// let others run: __syncthreads*, yields (fences, __nanosleep, spinning atomics), __trap. The
+// hot path of every barrier is here; the steps of a switch it shares are in scheduler.h.
+#include <cstdlib>
+#include <cstring>
+
+#include <sched.h>
+
+#include "scheduler.h"
+
+__thread gpulabs_sim::ThreadState *gpulabs_sim_tls_thread
+    __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread uint3 threadIdx __attribute__((tls_model("initial-exec")));
+__thread uint3 blockIdx __attribute__((tls_model("initial-exec")));
+__thread uint3 blockDim __attribute__((tls_model("initial-exec")));
+__thread uint3 gridDim __attribute__((tls_model("initial-exec")));
+
+namespace gpulabs_sim {
+
+// What every stack runs: the thread bound to it, then, as long as the next thread to run has
+// not started, that one too, right here; then it parks in the free list until a thread is
+// bound to it again (in this block or a later one).
+void fiber_main(void *arg) {
+  Stack *stack = static_cast<Stack *>(arg);
+  Worker *w = stack->worker;
+  for (;;) {
+    Thread *th = stack->thread;
+    w->launch->run(w->launch->body);
+    // th returned from the kernel.
+    th->state = RunState::kDone;
+    th->stack = nullptr;
+    ++w->done_count;
+    WarpState &ws = w->warps[th->index / 32];
+    ws.done |= 1u << (th->index % 32);
+    if (ws.waiting != 0) check_warp(w, th->index / 32);  // it may be the lane others await
+    Thread *next = pick_next(w);
+    if (next != nullptr && next->stack == nullptr) {
+      bind(next, stack);
+      enter(next);
+      continue;
+    }
+    give_back(w, stack);
+    if (next != nullptr) {
+      enter(next);
+      fiber_switch(&stack->ctx, &next->stack->ctx);
+    } else {
+      gpulabs_sim_tls_thread = nullptr;
+      fiber_switch(&stack->ctx, &w->home);
+    }
+  }
+}
+
+// ---- Barriers -----------------------------------------------------------------------------
+
+namespace {
+
+void release_barrier(Worker *w) {
+  const Thread *first = w->threads[0].get();
+  int count = 0;
+  for (unsigned i = 0; i < w->n; ++i) {
+    const Thread *th = w->threads[i].get();
+    if (th->line != first->line || th->barrier_kind != first->barrier_kind ||
+        (th->file != first->file && strcmp(th->file, first->file) != 0)) {
+      fail_block(w, format("threads reached different barriers: thread 0 at %s() (%s:%d), "
+                           "thread %u at %s() (%s:%d). A barrier must be reached by every "
+                           "thread of the block at the same place.",
+                           barrier_name(first->barrier_kind), base_name(first->file), first->line,
+                           i, barrier_name(th->barrier_kind), base_name(th->file), th->line));
+      return;
+    }
+    count += th->barrier_predicate != 0;
+  }
+  int result = 0;
+  switch (first->barrier_kind) {
+    case 1: result = count; break;
+    case 2: result = count == (int)w->n; break;
+    case 3: result = count != 0; break;
+    default: break;
+  }
+  w->barrier_count = 0;
+  for (unsigned i = 0; i < w->n; ++i) {
+    Thread *th = w->threads[i].get();
+    th->barrier_result = result;
+    make_runnable(w, th);
+  }
+}
+
+}  // namespace
+
+// ---- Entry points (gpulabs_sim_device.h) --------------------------------------------------
+
+[[noreturn]] void outside_kernel(const char *what) {
+  note("%s used outside a kernel (host code cannot call device functions)", what);
+  abort();
+}
+
+int block_barrier(int kind, int predicate, const char *file, int line) {
+  Thread *th = running_thread(barrier_name(kind));
+  Worker *w = th->worker;
+  th->state = RunState::kAtBarrier;
+  th->file = file;
+  th->line = line;
+  th->barrier_kind = kind;
+  th->barrier_predicate = predicate;
+  th->ts.spins = 0;
+  if (++w->barrier_count == w->n) release_barrier(w);
+  switch_away(w, th);
+  return th->barrier_result;
+}
+
+void yield_now() {
+  ThreadState *t = gpulabs_sim_tls_thread;
+  if (t == nullptr) return;  // host code: nothing to let run
+  Thread *th = thread_of(t);
+  Worker *w = th->worker;
+  t->spins = 0;
+  if (w->queue_pos >= w->queue.size() && w->next_round.empty()) {
+    // Nothing else in this block can run: it waits for another block (or the host), which
+    // runs on another host thread. Give that thread the CPU.
+    sched_yield();
+    return;
+  }
+  w->next_round.push_back((unsigned short)th->index);
+  switch_away(w, th);
+}
+
+[[noreturn]] void kernel_trap(const char *what, const char *file, int line) {
+  Thread *th = running_thread(what);
+  fail_here(th, "%s at %s:%d", what, base_name(file), line);
+}
+
+}  // namespace gpulabs_sim
