@@ -1,245 +1,43 @@
-// The radix sort lab, reference solution: LSD radix sort of uint32 keys (and key-value pairs).
+// The radix_sort lab: your kernels. LSD radix sort of uint32 keys and key-value pairs, from
+// one-bit split passes to Onesweep's 8-bit digits with decoupled look-back.
 //
-//   step 2  one bit per pass: the seed's split (false flags, scan_exclusive, scatter)
-//   step 3  4- or 8-bit digits: tile histograms, one scan of the digit-major table, local sort of
-//           each tile in shared memory by 1-bit splits, coalesced scatter
-//   step 4  8-bit digits, Onesweep style: one histogram kernel for every pass up front, then one
-//           kernel per pass that ranks a tile with warp ballots, looks back over earlier tiles for
-//           its digits' offsets (decoupled look-back) and scatters
+// This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
+// given, and the grader always takes it from the course, never from a submission:
+//   labs/radix_sort/radix_sort.h         the API the tests call
+//   labs/radix_sort/radix_sort_steps.h   what each step below must define, and what it is handed
+//   labs/radix_sort/radix_sort_given.cu  argument checks, scratch memory, the dispatch to your steps
+// Steps 2 and 3 call scan_exclusive() from your scan lab (labs/scan/scan.cu, also yours): a bug
+// in your scan shows up here too.
 //
-// The host plumbing at the top (argument checks, scratch memory, which buffer each pass reads
-// and writes) is given to students in the stub as well.
-#include "radix_sort.h"
-
+// The handout, docs/labs/radix_sort.md, explains each step. Do them in order, and run a step's
+// tests as soon as it is written (here step 3):
+//   ctest --test-dir build/student -L radix_sort -R 'RadixSortStep3\.' --output-on-failure
+// Until you write a step, its function returns "not implemented" and launches nothing.
+//
+//   step 1 (the CPU reference) is given: common/src/reference/radix_sort.c
+//   step 2  2-split      radix_step2
+//   step 3  3-digits     radix_step3
+//   step 4  4-onesweep   radix_step4
+//   then    extension    radix_extension_i32, radix_extension_f32: int32 and float keys
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "gpulabs/check.h"
-#include "scan.h"
+#include "radix_sort_steps.h"
+#include "scan.h"  // scan_exclusive, from your scan lab
 
-// ---------------------------------------------------------------------------------------------
-// Given plumbing: scratch memory, argument checks, the pass plan
-// ---------------------------------------------------------------------------------------------
-
-// Device memory kept between calls: grows when a call needs more, freed by radix_sort_release().
-typedef struct scratch_buffer {
-  void *ptr;
-  size_t bytes;
-} scratch_buffer;
-
-static scratch_buffer g_tmp_keys;   // the second buffer the passes ping-pong with
-static scratch_buffer g_tmp_values; // the same for the values
-static scratch_buffer g_work;       // each step's own tables (flags, histograms, tile status)
-
-static gl_status reserve(scratch_buffer *buffer, size_t bytes, const char *what) {
-  if (bytes == 0) bytes = 1;
-  if (buffer->bytes >= bytes) return GL_OK;
-  if (buffer->ptr != NULL) {
-    LAB_CHECK(cudaFree(buffer->ptr));
-    buffer->ptr = NULL;
-    buffer->bytes = 0;
-  }
-  cudaError_t err = cudaMalloc(&buffer->ptr, bytes);
-  if (err != cudaSuccess) {
-    buffer->ptr = NULL;
-    cudaGetLastError();  // clear the sticky-free allocation error
-    return gl_fail(GL_ERR_NO_MEMORY, "radix_sort: cudaMalloc of %zu bytes for %s failed: %s",
-                   bytes, what, cudaGetErrorString(err));
-  }
-  buffer->bytes = bytes;
-  return GL_OK;
-}
-
-gl_status radix_sort_release(void) {
-  scratch_buffer *all[] = {&g_tmp_keys, &g_tmp_values, &g_work};
-  for (int i = 0; i < 3; ++i) {
-    if (all[i]->ptr != NULL) LAB_CHECK(cudaFree(all[i]->ptr));
-    all[i]->ptr = NULL;
-    all[i]->bytes = 0;
-  }
-  return GL_OK;
-}
-
-#define RADIX_MAX_PASSES 32
-
-// One sort call, checked and planned: what each pass reads and writes.
-typedef struct sort_job {
-  const char *fn;  // the public function, for messages
-  radix_sort_step step;
-  size_t n;
-  int begin_bit, end_bit, digit_bits;
-  int pass_count;  // ceil((end_bit - begin_bit) / digit_bits)
-  int with_values;
-  // Pass p reads keys_from[p] (values_from[p]) and writes keys_to[p] (values_to[p]). The passes
-  // alternate between the caller's output and a scratch buffer, arranged so that the last pass
-  // writes the output.
-  const uint32_t *keys_from[RADIX_MAX_PASSES];
-  uint32_t *keys_to[RADIX_MAX_PASSES];
-  const uint32_t *values_from[RADIX_MAX_PASSES];
-  uint32_t *values_to[RADIX_MAX_PASSES];
-} sort_job;
-
-static int ranges_overlap(const void *a, const void *b, size_t bytes) {
-  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-  return x < y + bytes && y < x + bytes;
-}
-
-static int default_digit_bits(radix_sort_step step) {
-  return step == RADIX_STEP_SPLIT ? 1 : 8;
-}
-
-static int digit_bits_allowed(radix_sort_step step, int bits) {
-  switch (step) {
-    case RADIX_STEP_SPLIT: return bits == 1;
-    case RADIX_STEP_DIGITS: return bits == 4 || bits == 8;
-    case RADIX_STEP_ONESWEEP: return bits == 8;
-  }
-  return 0;
-}
-
-// Checks the arguments of a public call and fills job->step .. job->with_values.
-static gl_status check_call(sort_job *job, const char *fn, radix_sort_step step,
-                            const void *keys_in, const void *keys_out, const void *values_in,
-                            const void *values_out, int with_values, size_t n,
-                            const radix_sort_options *options) {
-  radix_sort_options defaults = RADIX_SORT_DEFAULT_OPTIONS;
-  const radix_sort_options *opt = options != NULL ? options : &defaults;
-  if (step < RADIX_FIRST_STEP || step > RADIX_LAST_STEP) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: step %d is not a step of the ladder (%d..%d)",
-                   fn, (int)step, RADIX_FIRST_STEP, RADIX_LAST_STEP);
-  }
-  int bits = opt->digit_bits == 0 ? default_digit_bits(step) : opt->digit_bits;
-  if (!digit_bits_allowed(step, bits)) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                   "%s: digit_bits %d is not allowed for step %s (step 2: 1, step 3: 4 or 8, "
-                   "step 4: 8; 0 picks the default)",
-                   fn, opt->digit_bits, radix_sort_step_name(step));
-  }
-  if (opt->begin_bit < 0 || opt->end_bit > 32 || opt->begin_bit >= opt->end_bit) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                   "%s: bit range [%d, %d) is not within [0, 32] with begin_bit < end_bit", fn,
-                   opt->begin_bit, opt->end_bit);
-  }
-  if (n > RADIX_MAX_N) {
-    return gl_fail(GL_ERR_SIZE, "%s: n = %zu exceeds RADIX_MAX_N = %zu", fn, n,
-                   (size_t)RADIX_MAX_N);
-  }
-  if (n > 0) {
-    if (keys_in == NULL) return gl_fail(GL_ERR_NULL_POINTER, "%s: d_keys_in is NULL (n = %zu)", fn, n);
-    if (keys_out == NULL) return gl_fail(GL_ERR_NULL_POINTER, "%s: d_keys_out is NULL (n = %zu)", fn, n);
-    if (with_values && values_in == NULL) {
-      return gl_fail(GL_ERR_NULL_POINTER, "%s: d_values_in is NULL (n = %zu)", fn, n);
-    }
-    if (with_values && values_out == NULL) {
-      return gl_fail(GL_ERR_NULL_POINTER, "%s: d_values_out is NULL (n = %zu)", fn, n);
-    }
-    size_t bytes = n * sizeof(uint32_t);
-    if (keys_out != keys_in && ranges_overlap(keys_out, keys_in, bytes)) {
-      return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                     "%s: d_keys_out overlaps d_keys_in without being the same array", fn);
-    }
-    if (with_values) {
-      if (values_out != values_in && ranges_overlap(values_out, values_in, bytes)) {
-        return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                       "%s: d_values_out overlaps d_values_in without being the same array", fn);
-      }
-      if (ranges_overlap(keys_out, values_out, bytes) || ranges_overlap(keys_out, values_in, bytes) ||
-          ranges_overlap(values_out, keys_in, bytes)) {
-        return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: the key and the value arrays overlap", fn);
-      }
-    }
-  }
-  job->fn = fn;
-  job->step = step;
-  job->n = n;
-  job->begin_bit = opt->begin_bit;
-  job->end_bit = opt->end_bit;
-  job->digit_bits = bits;
-  job->pass_count = (opt->end_bit - opt->begin_bit + bits - 1) / bits;
-  job->with_values = with_values;
-  return GL_OK;
-}
-
-// Reserves the scratch copies and fills the pass plan. An in-place sort with an odd number of
-// passes would make pass 0 read and write the same array: the input is copied to the scratch
-// buffer first and pass 0 reads the copy.
-static gl_status plan_passes(sort_job *job, const uint32_t *keys_in, uint32_t *keys_out,
-                             const uint32_t *values_in, uint32_t *values_out) {
-  size_t bytes = job->n * sizeof(uint32_t);
-  GL_TRY(reserve(&g_tmp_keys, bytes, "the scratch keys"));
-  uint32_t *tmp_keys = (uint32_t *)g_tmp_keys.ptr;
-  uint32_t *tmp_values = NULL;
-  if (job->with_values) {
-    GL_TRY(reserve(&g_tmp_values, bytes, "the scratch values"));
-    tmp_values = (uint32_t *)g_tmp_values.ptr;
-  }
-  for (int p = 0; p < job->pass_count; ++p) {
-    int to_output = (job->pass_count - 1 - p) % 2 == 0;
-    job->keys_to[p] = to_output ? keys_out : tmp_keys;
-    job->keys_from[p] = p == 0 ? keys_in : job->keys_to[p - 1];
-    job->values_to[p] = job->with_values ? (to_output ? values_out : tmp_values) : NULL;
-    job->values_from[p] = job->with_values ? (p == 0 ? values_in : job->values_to[p - 1]) : NULL;
-  }
-  if (job->keys_from[0] == job->keys_to[0]) {
-    LAB_CHECK(cudaMemcpyAsync(tmp_keys, keys_in, bytes, cudaMemcpyDeviceToDevice));
-    job->keys_from[0] = tmp_keys;
-  }
-  if (job->with_values && job->values_from[0] == job->values_to[0]) {
-    LAB_CHECK(cudaMemcpyAsync(tmp_values, values_in, bytes, cudaMemcpyDeviceToDevice));
-    job->values_from[0] = tmp_values;
-  }
-  return GL_OK;
-}
-
-// Grid sizes: every kernel of this file runs blocks of 256 threads (8 warps).
-#define BLOCK 256
-#define WARPS (BLOCK / 32)
-#define FULL_MASK 0xFFFFFFFFu
-
-// Blocks (or tiles) needed to cover `items` at `per_block` each.
-#define BLOCKS_FOR(items, per_block) \
-  ((unsigned int)(((size_t)(items) + (size_t)(per_block) - 1) / (size_t)(per_block)))
-
-// ---------------------------------------------------------------------------------------------
-// Block-wide building blocks (the scan lab's warp-shuffle scan)
-// ---------------------------------------------------------------------------------------------
-
-__device__ int warp_inclusive_sum(int x) {
-  int lane = threadIdx.x & 31;
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    int y = __shfl_up_sync(FULL_MASK, x, offset);
-    if (lane >= offset) x += y;
-  }
-  return x;
-}
-
-// Exclusive prefix sum of one int per thread over a block of BLOCK threads; *total gets the sum
-// of all. Every thread of the block must call it (it has barriers). s_warp_sums: WARPS ints of
-// shared memory, free again when the function returns.
-__device__ int block_exclusive_sum(int x, int *total, int *s_warp_sums) {
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  int inclusive = warp_inclusive_sum(x);
-  if (lane == 31) s_warp_sums[warp] = inclusive;
-  __syncthreads();
-  if (warp == 0) {
-    int sum = lane < WARPS ? s_warp_sums[lane] : 0;
-    sum = warp_inclusive_sum(sum);
-    if (lane < WARPS) s_warp_sums[lane] = sum;
-  }
-  __syncthreads();
-  int warps_before = warp > 0 ? s_warp_sums[warp - 1] : 0;
-  *total = s_warp_sums[WARPS - 1];
-  __syncthreads();  // the next call may overwrite s_warp_sums
-  return warps_before + inclusive - x;
-}
-
-__device__ unsigned digit_of(uint32_t key, int shift, unsigned mask) {
-  return (key >> shift) & mask;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Step 2: one bit per pass, the seed's split with the scan lab's scan_exclusive
-// ---------------------------------------------------------------------------------------------
+// =============================================================================================
+// Step 2: one bit per pass, with your scan
+//
+// For each pass p (bit job->begin_bit + p), from job->keys_from[p] to job->keys_to[p] (and the
+// values, when job->with_values):
+//   1. a kernel writes e[i] = 1 where the bit of key i is 0 (a "false" key), else 0;
+//   2. scan_exclusive(e, f, n) from your scan lab gives f[i] = the falses before i (it may scan
+//      in place);
+//   3. a kernel moves key i to f[i] if it is false, else to i - f[i] + total_false, where
+//      total_false = f[n - 1] + e[n - 1].
+// The flags need n ints of scratch: radix_scratch(n * sizeof(int), ...).
+// =============================================================================================
 
 // e[i] = 1 where bit `bit` of the key is 0 (a "false" key, which goes first).
 __global__ void split_flags_kernel(const uint32_t *keys, int *flags, size_t n, int bit) {
@@ -263,10 +61,11 @@ __global__ void split_scatter_kernel(const uint32_t *keys, uint32_t *keys_to,
   if (values != NULL) values_to[to] = values[i];
 }
 
-static gl_status sort_split(const sort_job *job) {
+gl_status radix_step2(const sort_job *job) {
   size_t n = job->n;
-  GL_TRY(reserve(&g_work, n * sizeof(int), "the split flags"));
-  int *flags = (int *)g_work.ptr;
+  void *scratch;
+  GL_TRY(radix_scratch(n * sizeof(int), "the split flags", &scratch));
+  int *flags = (int *)scratch;
   unsigned int blocks = BLOCKS_FOR(n, BLOCK);
   for (int p = 0; p < job->pass_count; ++p) {
     int bit = job->begin_bit + p;
@@ -280,10 +79,20 @@ static gl_status sort_split(const sort_job *job) {
   return GL_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 3: k-bit digits. Per pass: tile histograms -> scan of the digit-major table -> local sort
-// of each tile in shared memory and a scatter of each digit's run to its place.
-// ---------------------------------------------------------------------------------------------
+// =============================================================================================
+// Step 3: k-bit digits, tiles, and a local sort in shared memory
+//
+// job->digit_bits is 4 or 8. For each pass, with the keys cut into tiles of a few thousand (one
+// block each):
+//   1. a kernel counts each tile's digits into table[digit * tile_count + tile];
+//   2. scan_exclusive over the whole table: each entry becomes the output position of that
+//      tile's first key with that digit (digit-major order puts all smaller digits first);
+//   3. a kernel sorts its tile by the digit in shared memory (digit_bits 1-bit splits, each
+//      with block_exclusive_sum), finds where each digit's run starts in the sorted tile, and
+//      writes key i of the sorted tile to table[digit][tile] + (i - run start).
+// The table is the step's scratch (radix_scratch). The last pass may have fewer bits than
+// digit_bits (bit ranges such as [0, 12)).
+// =============================================================================================
 
 #define DIGITS_ITEMS 8                       // keys per thread
 #define DIGITS_TILE (BLOCK * DIGITS_ITEMS)  // 2048 keys per tile (one block)
@@ -398,12 +207,13 @@ __global__ void tile_sort_scatter_kernel(const uint32_t *keys, uint32_t *keys_to
   }
 }
 
-static gl_status sort_digits(const sort_job *job) {
+gl_status radix_step3(const sort_job *job) {
   size_t n = job->n;
   unsigned int tile_count = BLOCKS_FOR(n, DIGITS_TILE);
   size_t table_len = ((size_t)1 << job->digit_bits) * tile_count;
-  GL_TRY(reserve(&g_work, table_len * sizeof(int), "the digit table"));
-  int *table = (int *)g_work.ptr;
+  void *scratch;
+  GL_TRY(radix_scratch(table_len * sizeof(int), "the digit table", &scratch));
+  int *table = (int *)scratch;
   for (int p = 0; p < job->pass_count; ++p) {
     int shift = job->begin_bit + p * job->digit_bits;
     int bits = job->end_bit - shift < job->digit_bits ? job->end_bit - shift : job->digit_bits;
@@ -420,12 +230,24 @@ static gl_status sort_digits(const sort_job *job) {
   return GL_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 4: Onesweep. One histogram kernel counts the digits of every pass at once (the keys are
-// the same set in every pass, only their order changes). Then each pass is one kernel: a block
-// takes the next tile, ranks its keys with warp ballots, publishes its digit counts, adds up the
-// counts of all earlier tiles by looking back at their published status, and scatters.
-// ---------------------------------------------------------------------------------------------
+// =============================================================================================
+// Step 4: Onesweep - one histogram, one kernel per pass
+//
+// Up front: one kernel counts the 8-bit digits of all passes (the set of keys never changes,
+// only its order), and an exclusive scan of each pass's 256 counts gives each digit's start.
+// Then per pass, one kernel; each block:
+//   1. takes the next tile number from a global counter (atomicAdd), so that every earlier
+//      tile belongs to a block that has already started;
+//   2. ranks its keys: for each key, how many keys of the tile with the same digit come
+//      before it (warp ballots find the lanes with the same digit);
+//   3. publishes its per-digit counts in a status word per (tile, digit) with a flag, then
+//      walks back over earlier tiles' words, adding counts until one carries a prefix, and
+//      publishes its own inclusive prefix;
+//   4. orders the tile by digit in shared memory and writes each digit's run to
+//      digit start + earlier tiles' count + position in the run.
+// Status words and tile counters live in the step's scratch (radix_scratch) and must start at
+// zero in every call (cudaMemsetAsync).
+// =============================================================================================
 
 #define ONESWEEP_ITEMS 16                        // keys per thread
 #define ONESWEEP_WARP_KEYS (32 * ONESWEEP_ITEMS)   // 512 consecutive keys per warp
@@ -612,9 +434,7 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-static int g_sm_count = 0;
-
-static gl_status sort_onesweep(const sort_job *job) {
+gl_status radix_step4(const sort_job *job) {
   size_t n = job->n;
   unsigned int tile_count = BLOCKS_FOR(n, ONESWEEP_TILE);
   // Work layout (uint32 words): digit starts, then what must start at zero: the histogram,
@@ -624,20 +444,19 @@ static gl_status sort_onesweep(const sort_job *job) {
   size_t counters_len = ONESWEEP_RADIX;  // a whole row keeps the status words aligned
   size_t status_len = (size_t)job->pass_count * tile_count * ONESWEEP_RADIX;
   size_t zeroed_len = hist_len + counters_len + status_len;
-  GL_TRY(reserve(&g_work, (starts_len + zeroed_len) * sizeof(unsigned int), "the tile status"));
-  unsigned int *digit_start = (unsigned int *)g_work.ptr;
+  void *scratch;
+  GL_TRY(radix_scratch((starts_len + zeroed_len) * sizeof(unsigned int), "the tile status",
+                       &scratch));
+  unsigned int *digit_start = (unsigned int *)scratch;
   unsigned int *hist = digit_start + starts_len;
   unsigned int *counters = hist + hist_len;
   unsigned int *status = counters + counters_len;
   LAB_CHECK(cudaMemsetAsync(hist, 0, zeroed_len * sizeof(unsigned int)));
 
-  if (g_sm_count == 0) {
-    int device = 0;
-    LAB_CHECK(cudaGetDevice(&device));
-    LAB_CHECK(cudaDeviceGetAttribute(&g_sm_count, cudaDevAttrMultiProcessorCount, device));
-  }
+  int sm_count;
+  GL_TRY(radix_sm_count(&sm_count));
   unsigned int hist_blocks = BLOCKS_FOR(n, (size_t)BLOCK * 16);
-  if (hist_blocks > (unsigned int)g_sm_count * 4) hist_blocks = (unsigned int)g_sm_count * 4;
+  if (hist_blocks > (unsigned int)sm_count * 4) hist_blocks = (unsigned int)sm_count * 4;
   onesweep_histogram_kernel<<<hist_blocks, BLOCK>>>(job->keys_from[0], n, job->begin_bit,
                                                     job->end_bit, job->pass_count, hist);
   LAB_CHECK_LAUNCH();
@@ -657,51 +476,14 @@ static gl_status sort_onesweep(const sort_job *job) {
   return GL_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The public API (given)
-// ---------------------------------------------------------------------------------------------
-
-const char *radix_sort_step_name(radix_sort_step step) {
-  switch (step) {
-    case RADIX_STEP_SPLIT: return "2-split";
-    case RADIX_STEP_DIGITS: return "3-digits";
-    case RADIX_STEP_ONESWEEP: return "4-onesweep";
-  }
-  return "unknown";
-}
-
-static gl_status run_job(sort_job *job, const uint32_t *keys_in, uint32_t *keys_out,
-                         const uint32_t *values_in, uint32_t *values_out) {
-  if (job->n == 0) return GL_OK;
-  GL_TRY(plan_passes(job, keys_in, keys_out, values_in, values_out));
-  switch (job->step) {
-    case RADIX_STEP_SPLIT: return sort_split(job);
-    case RADIX_STEP_DIGITS: return sort_digits(job);
-    case RADIX_STEP_ONESWEEP: return sort_onesweep(job);
-  }
-  return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: unknown step %d", job->fn, (int)job->step);
-}
-
-gl_status radix_sort_keys(radix_sort_step step, const uint32_t *d_keys_in, uint32_t *d_keys_out,
-                          size_t n, const radix_sort_options *options) {
-  sort_job job;
-  GL_TRY(check_call(&job, "radix_sort_keys", step, d_keys_in, d_keys_out, NULL, NULL, 0, n,
-                    options));
-  return run_job(&job, d_keys_in, d_keys_out, NULL, NULL);
-}
-
-gl_status radix_sort_pairs(radix_sort_step step, const uint32_t *d_keys_in, uint32_t *d_keys_out,
-                           const uint32_t *d_values_in, uint32_t *d_values_out, size_t n,
-                           const radix_sort_options *options) {
-  sort_job job;
-  GL_TRY(check_call(&job, "radix_sort_pairs", step, d_keys_in, d_keys_out, d_values_in,
-                    d_values_out, 1, n, options));
-  return run_job(&job, d_keys_in, d_keys_out, d_values_in, d_values_out);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Extension: signed and float keys through an order-preserving bit flip
-// ---------------------------------------------------------------------------------------------
+// =============================================================================================
+// Extension: signed and float keys
+//
+// Map each key to a uint32 whose unsigned order is the key's order, write the mapped keys to
+// the output, sort the output in place with radix_run_job(job, bits, bits, NULL, NULL), and map
+// them back. int32: think of where the sign bit puts negative numbers. float: the same, but a
+// negative float's bits grow as the number falls.
+// =============================================================================================
 
 // int32: flipping the sign bit puts negatives (now 0x0...) below non-negatives (now 0x8...).
 __global__ void flip_i32_kernel(const int32_t *keys, uint32_t *bits, size_t n) {
@@ -733,34 +515,26 @@ __global__ void unflip_f32_kernel(const uint32_t *bits, float *keys, size_t n) {
 }
 
 // Flip into the output, sort the output in place, flip back.
-gl_status radix_sort_keys_i32(radix_sort_step step, const int32_t *d_keys_in, int32_t *d_keys_out,
-                              size_t n) {
-  sort_job job;
-  GL_TRY(check_call(&job, "radix_sort_keys_i32", step, d_keys_in, d_keys_out, NULL, NULL, 0, n,
-                    NULL));
-  if (n == 0) return GL_OK;
-  uint32_t *bits = (uint32_t *)d_keys_out;
+gl_status radix_extension_i32(sort_job *job, const int32_t *keys_in, int32_t *keys_out) {
+  size_t n = job->n;
+  uint32_t *bits = (uint32_t *)keys_out;
   unsigned int blocks = BLOCKS_FOR(n, BLOCK);
-  flip_i32_kernel<<<blocks, BLOCK>>>(d_keys_in, bits, n);
+  flip_i32_kernel<<<blocks, BLOCK>>>(keys_in, bits, n);
   LAB_CHECK_LAUNCH();
-  GL_TRY(run_job(&job, bits, bits, NULL, NULL));
-  unflip_i32_kernel<<<blocks, BLOCK>>>(bits, d_keys_out, n);
+  GL_TRY(radix_run_job(job, bits, bits, NULL, NULL));
+  unflip_i32_kernel<<<blocks, BLOCK>>>(bits, keys_out, n);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
 
-gl_status radix_sort_keys_f32(radix_sort_step step, const float *d_keys_in, float *d_keys_out,
-                              size_t n) {
-  sort_job job;
-  GL_TRY(check_call(&job, "radix_sort_keys_f32", step, d_keys_in, d_keys_out, NULL, NULL, 0, n,
-                    NULL));
-  if (n == 0) return GL_OK;
-  uint32_t *bits = (uint32_t *)d_keys_out;
+gl_status radix_extension_f32(sort_job *job, const float *keys_in, float *keys_out) {
+  size_t n = job->n;
+  uint32_t *bits = (uint32_t *)keys_out;
   unsigned int blocks = BLOCKS_FOR(n, BLOCK);
-  flip_f32_kernel<<<blocks, BLOCK>>>(d_keys_in, bits, n);
+  flip_f32_kernel<<<blocks, BLOCK>>>(keys_in, bits, n);
   LAB_CHECK_LAUNCH();
-  GL_TRY(run_job(&job, bits, bits, NULL, NULL));
-  unflip_f32_kernel<<<blocks, BLOCK>>>(bits, d_keys_out, n);
+  GL_TRY(radix_run_job(job, bits, bits, NULL, NULL));
+  unflip_f32_kernel<<<blocks, BLOCK>>>(bits, keys_out, n);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
