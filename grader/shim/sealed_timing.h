@@ -1,0 +1,337 @@
+// Sealed timing: how every performance test times the lab's function and its yardstick, so
+// that the lab's code cannot influence the measurement. Include it in performance tests only
+// (they link gpulabs_yardstick, which holds the trusted device code: gpulabs/yardstick/sealed.h);
+// it is built on the CUDA backend only, like the performance tests.
+//
+// Each call, the lab's and the yardstick's alike, so the ratio stays fair:
+//   1. gets the next of kSealedInputSets input sets (drawn from the run's seed, resident on the
+//      device), in turn: a call that keeps an earlier call's answer keeps the wrong answer;
+//   2. has its outputs poisoned first: an element the call does not write is "not written";
+//   3. starts with a flushed L2 cache (gl_sealed_flush_l2): nothing an earlier call left there;
+//   4. is timed on the host's clock between two cudaDeviceSynchronize calls: all the work the
+//      call started, on every stream, blocking or not, is inside the interval, and nothing else
+//      is (steps 2, 3 and 6 are outside it);
+//   5. is told apart from work on a stream of its own: an event recorded on the default stream
+//      right after the call shows when its default-stream work ended. The labs' API promises
+//      results in default-stream order (the next kernel on the default stream may read them), so
+//      a side that, in most of its calls, leaves work running after that point fails;
+//   6. is checked on the GPU against the expected output of its input set (gl_sealed_compare):
+//      any mismatch fails the test, naming the side, the call, the index and the seed.
+// The median of the timed calls counts; warm-up calls are untimed and checked the same way. And
+// the median must not beat physics: a side that must move at least B bytes per call
+// (SealedSide::floor_bytes) cannot take less than B / the device-to-device copy bandwidth
+// measured in the same process (SealedCopyGbps). Below that, less kCopyLimitSlack for
+// measurement spread, the test fails with "rate above the copy limit" instead of reporting a
+// ratio; for a yardstick this means the measurement itself is broken.
+//
+// The per-call synchronisation and the flush cost a few microseconds per call on both sides,
+// added to the time of each: against calls of 0.1 ms and more (every performance test's size)
+// this moves a ratio by a percent or less.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gltest.h"
+
+extern "C" {
+#include "gpulabs/device.h"
+#include "gpulabs/timer.h"
+#include "gpulabs/yardstick/sealed.h"
+}
+
+namespace gl {
+
+// Input sets per test, rotated call by call.
+constexpr int kSealedInputSets = 3;
+// A time may fall this far below the copy floor (bytes / copy bandwidth) before it fails: the
+// copy bandwidth and the time are each a median of noisy measurements, and they differ by a
+// percent or two from run to run on an H100; 5% is well beyond that spread.
+constexpr double kCopyLimitSlack = 0.05;
+// A call is "not in default-stream order" when its work runs on for at least this long, and
+// for at least this share of its time, after its default-stream work has ended; the side fails
+// when more than half of its calls are. (An honest call's lag is the few microseconds between
+// the GPU finishing and the host waking up.)
+constexpr double kStrayMinMs = 0.05;
+constexpr double kStrayShare = 0.25;
+
+// A seed of its own for input set `set` of the input labelled `label` (set 0 is SeedFor(label)).
+inline uint64_t SeedForSet(uint64_t label, int set) {
+  return SeedFor(label + (uint64_t)set * 1000003u);
+}
+
+// Device buffers held per input set (DeviceBuffer itself cannot move).
+template <class T>
+using DeviceBufferPtr = std::unique_ptr<DeviceBuffer<T>>;
+
+// A device array a timed call writes: poisoned (every byte GL_POISON_BYTE) before each call,
+// then compared on the GPU, bit for bit, with the expected array of the call's input set.
+struct SealedOutput {
+  std::string what;                    // "the scan", "the count": for the failure message
+  void *device = nullptr;              // what the call writes
+  size_t bytes = 0;                    // bytes poisoned before each call (the whole buffer)
+  size_t elem_bytes = 4;               // 4 or 8
+  bool is_signed = true;               // how a failure message prints the values
+  std::vector<const void *> expected;  // per input set: a device array
+  std::vector<size_t> count;           // per input set: the elements compared, from index 0
+};
+
+// One side of a comparison: the lab's function or a yardstick, as the helper times it.
+struct SealedSide {
+  std::string name;                           // "scan_exclusive", "CUB DeviceScan::ExclusiveSum"
+  bool yardstick = false;                     // the course's code: a failure means a broken measurement
+  std::function<gl_status(int set)> run;      // one call on input set `set`
+  std::vector<SealedOutput> outputs;          // checked on the GPU after each call
+  std::function<void(int set)> host_poison;   // optional: poisons what outputs do not cover
+  std::function<std::string(int set)> host_check;  // optional: "" when right, else what is wrong
+  double floor_bytes = 0;                     // the least bytes one call must move; 0: no floor
+  int sets = kSealedInputSets;
+  long calls = 0;                             // calls so far: the next gets set calls % sets
+};
+
+namespace sealed_detail {
+
+inline std::string Printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+inline std::string Printf(const char *fmt, ...) {
+  char text[512];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(text, sizeof text, fmt, args);
+  va_end(args);
+  return text;
+}
+
+inline std::string SeedText() { return Printf("seed 0x%" PRIx64, Seed()); }
+
+inline std::string Who(const SealedSide &side) {
+  return side.yardstick ? "the yardstick " + side.name : side.name;
+}
+
+inline std::string Blame(const SealedSide &side) {
+  return side.yardstick ? " (the yardstick, the course's own code: the measurement is broken)"
+                        : "";
+}
+
+inline std::string CudaText(cudaError_t err) {
+  return Printf("%s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+inline std::string ValueText(unsigned long long bits, size_t elem_bytes, bool is_signed) {
+  if (elem_bytes == 4) {
+    uint32_t v = (uint32_t)bits;
+    return is_signed ? Printf("%" PRId32, (int32_t)v) : Printf("%" PRIu32, v);
+  }
+  return is_signed ? Printf("%" PRId64, (int64_t)bits) : Printf("%" PRIu64, (uint64_t)bits);
+}
+
+inline bool IsPoison(unsigned long long bits, size_t elem_bytes) {
+  unsigned long long poison = 0;
+  memset(&poison, GL_POISON_BYTE, elem_bytes);
+  return bits == poison;
+}
+
+// Two timing events, destroyed with the object.
+class Events {
+ public:
+  Events() {
+    ok_ = cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess;
+  }
+  ~Events() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+  Events(const Events &) = delete;
+  Events &operator=(const Events &) = delete;
+  bool ok() const { return ok_; }
+  cudaEvent_t start = nullptr, stop = nullptr;
+
+ private:
+  bool ok_ = false;
+};
+
+}  // namespace sealed_detail
+
+// The device-to-device copy bandwidth (read + written bytes per second, GB/s), measured once per
+// process with gl_measure_copy_gbps on a buffer of max(256 MiB, 4 x L2): memory-bound on every
+// GPU the course runs on. Every copy floor of the process uses it.
+inline ::testing::AssertionResult SealedCopyGbps(double *gbps) {
+  static double measured = 0;
+  if (measured <= 0) {
+    int device = 0;
+    gl_device_info info;
+    if (cudaGetDevice(&device) != cudaSuccess || gl_device_query(device, &info) != GL_OK) {
+      return ::testing::AssertionFailure() << "the device query failed: " << gl_last_error();
+    }
+    size_t bytes = std::max((size_t)256 << 20, 4 * info.l2_bytes);
+    gl_clear_error();
+    if (gl_measure_copy_gbps(bytes, 20, &measured) != GL_OK || !(measured > 0)) {
+      measured = 0;
+      return ::testing::AssertionFailure()
+             << "measuring the copy bandwidth failed: " << gl_last_error();
+    }
+  }
+  *gbps = measured;
+  return ::testing::AssertionSuccess();
+}
+
+// Fails when a median time beats the copy floor of side.floor_bytes (see the top of this file).
+inline ::testing::AssertionResult CheckCopyFloor(const SealedSide &side, double ms, int reps) {
+  if (side.floor_bytes <= 0) return ::testing::AssertionSuccess();
+  double copy_gbps = 0;
+  ::testing::AssertionResult measured = SealedCopyGbps(&copy_gbps);
+  if (!measured) return measured;
+  const double floor_ms = side.floor_bytes / (copy_gbps * 1e6);
+  if (ms >= floor_ms * (1.0 - kCopyLimitSlack)) return ::testing::AssertionSuccess();
+  using sealed_detail::Printf;
+  return ::testing::AssertionFailure()
+         << sealed_detail::Who(side) << ": rate above the copy limit: "
+         << Printf("%.4f ms (median of %d calls) for at least %.0f bytes is %.0f GB/s, above the "
+                   "%.0f GB/s of a device-to-device copy measured in this run (floor %.4f ms, "
+                   "%.0f%% allowed below it)",
+                   ms, reps, side.floor_bytes, side.floor_bytes / (ms * 1e6), copy_gbps, floor_ms,
+                   kCopyLimitSlack * 100)
+         << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText();
+}
+
+// Times `reps` calls of side.run after `warmup` untimed ones, each sealed as the top of this file
+// says, and stores the median in *median_ms. Fails (with the reason) when a call returns an
+// error, the GPU reports one, an output is wrong, the side's work is not in default-stream order,
+// or the median beats the copy floor. When not_implemented is given and the very first call
+// returns GL_ERR_NOT_IMPLEMENTED, sets it and returns success with nothing timed.
+inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int reps,
+                                             double *median_ms, bool *not_implemented = nullptr) {
+  using sealed_detail::Printf;
+  if (not_implemented != nullptr) *not_implemented = false;
+  if (warmup < 0) warmup = 0;
+  reps = std::min(std::max(reps, 1), 1000);
+  sealed_detail::Events events;
+  if (!events.ok()) return ::testing::AssertionFailure() << "cudaEventCreate failed";
+  if (side.floor_bytes > 0) {
+    // Measured once per process, before the first side is timed.
+    double copy_gbps = 0;
+    ::testing::AssertionResult measured = SealedCopyGbps(&copy_gbps);
+    if (!measured) return measured;
+  }
+  const std::string who = sealed_detail::Who(side);
+  const int total = warmup + reps;
+  std::vector<double> times;
+  std::vector<double> lags;
+  int stray = 0;
+  for (int c = 0; c < total; ++c) {
+    const int set = (int)(side.calls++ % side.sets);
+    const std::string call =
+        c < warmup ? Printf("warm-up call %d of %d (input set %d of %d)", c + 1, warmup, set,
+                            side.sets)
+                   : Printf("timed call %d of %d (input set %d of %d)", c - warmup + 1, reps, set,
+                            side.sets);
+
+    // Outside the interval: poison the outputs, flush the L2, wait for both.
+    cudaError_t err = cudaSuccess;
+    for (const SealedOutput &out : side.outputs) {
+      if (err == cudaSuccess && out.bytes > 0) {
+        err = cudaMemsetAsync(out.device, GL_POISON_BYTE, out.bytes, cudaStreamLegacy);
+      }
+    }
+    if (side.host_poison) side.host_poison(set);
+    gl_clear_error();
+    if (err == cudaSuccess && gl_sealed_flush_l2() != GL_OK) {
+      return ::testing::AssertionFailure() << "flushing the L2 cache failed: " << gl_last_error();
+    }
+    if (err == cudaSuccess) err = cudaEventRecord(events.start, cudaStreamLegacy);
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+      return ::testing::AssertionFailure()
+             << "the GPU reported " << sealed_detail::CudaText(err) << " before " << who << "'s "
+             << call << "; " << sealed_detail::SeedText();
+    }
+
+    // The interval: everything the call starts, on any stream, ends inside it.
+    const double t0 = gl_host_now_ms();
+    gl_clear_error();
+    const gl_status status = side.run(set);
+    const cudaError_t recorded = cudaEventRecord(events.stop, cudaStreamLegacy);
+    const cudaError_t synced = cudaDeviceSynchronize();
+    const double t1 = gl_host_now_ms();
+
+    if (status != GL_OK) {
+      if (c == 0 && status == GL_ERR_NOT_IMPLEMENTED && not_implemented != nullptr) {
+        *not_implemented = true;
+        return ::testing::AssertionSuccess();
+      }
+      return ::testing::AssertionFailure()
+             << who << " returned " << gl_status_name(status) << " in its " << call << ": "
+             << gl_last_error() << sealed_detail::Blame(side);
+    }
+    err = synced != cudaSuccess ? synced : recorded;
+    float stream_ms = 0;
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&stream_ms, events.start, events.stop);
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess) {
+      return ::testing::AssertionFailure()
+             << "the GPU reported " << sealed_detail::CudaText(err) << " after " << who << "'s "
+             << call << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText();
+    }
+    const double host_ms = t1 - t0;
+    const double lag = host_ms - (double)stream_ms;
+    lags.push_back(lag);
+    if (lag > kStrayMinMs && lag > kStrayShare * host_ms) ++stray;
+
+    // Outside the interval: the outputs, on the GPU.
+    for (const SealedOutput &out : side.outputs) {
+      gl_sealed_mismatch m;
+      gl_clear_error();
+      if (gl_sealed_compare(out.expected[set], out.device, out.count[set], out.elem_bytes, &m) !=
+          GL_OK) {
+        return ::testing::AssertionFailure()
+               << "checking " << who << "'s output failed: " << gl_last_error();
+      }
+      if (m.count == 0) continue;
+      const std::string want = sealed_detail::ValueText(m.want, out.elem_bytes, out.is_signed);
+      const std::string got = sealed_detail::ValueText(m.got, out.elem_bytes, out.is_signed);
+      ::testing::AssertionResult failure = ::testing::AssertionFailure();
+      if (sealed_detail::IsPoison(m.got, out.elem_bytes)) {
+        failure << who << ": " << out.what << " not written at index " << m.first << " of "
+                << out.count[set] << " (still the poison value; expected " << want << ")";
+      } else {
+        failure << who << ": " << out.what << " wrong at index " << m.first << " of "
+                << out.count[set] << ": expected " << want << ", got " << got;
+      }
+      return failure << " in its " << call << "; " << m.count << " of " << out.count[set]
+                     << " elements wrong" << sealed_detail::Blame(side) << "; "
+                     << sealed_detail::SeedText();
+    }
+    if (side.host_check) {
+      std::string wrong = side.host_check(set);
+      if (!wrong.empty()) {
+        return ::testing::AssertionFailure() << who << ": " << wrong << " in its " << call
+                                             << sealed_detail::Blame(side) << "; "
+                                             << sealed_detail::SeedText();
+      }
+    }
+    if (c >= warmup) times.push_back(host_ms);
+  }
+
+  if (2 * stray > total) {
+    const double median_lag = gl_median(lags.data(), (int)lags.size());
+    return ::testing::AssertionFailure()
+           << who << ": not in default-stream order: in " << stray << " of " << total
+           << " calls its GPU work ran on after its default-stream work had ended (median "
+           << Printf("%.4f ms", median_lag)
+           << "), so the next kernel on the default stream would read unfinished results: work "
+              "on a stream of its own must be waited for before returning"
+           << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText();
+  }
+  *median_ms = gl_median(times.data(), (int)times.size());
+  return CheckCopyFloor(side, *median_ms, reps);
+}
+
+}  // namespace gl
