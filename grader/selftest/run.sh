@@ -291,7 +291,7 @@ if [ "$run_mutations" -eq 1 ] && [ "$have_gpu" -eq 1 ]; then
     fi
     out="$work/out-mutation-$number"
     "$grade" --lab "$lab" --work-dir "$work/work" --out "$out" --quiet "${jobs[@]}" "$mutant" \
-      >"$out.log" 2>&1
+      </dev/null >"$out.log" 2>&1
     status=$?
     if [ "$status" -ne 0 ]; then
       fail "$label: grade exited with $status (see $out.log)"
