@@ -117,8 +117,18 @@ inline T warp_value_op(WarpOp op, unsigned mask, T var, int64_t arg, int width, 
       WarpCall{op, mask, to_bits(var), sizeof(T), arg, width, file, line}, nullptr));
 }
 
-// Barriers: kind 0 plain, 1 count, 2 and, 3 or.
+// Barriers: kind 0 plain, 1 count, 2 and, 3 or, 4 cooperative_groups::thread_block::sync.
 int block_barrier(int kind, int predicate, const char *file, int line);
+
+// Cooperative groups (cooperative_groups.h). The barrier of a thread_block_tile wider than a
+// warp (kind 5: its sync(), 6: its collectives): the calling thread waits until every thread
+// of its tile (`size` consecutive threads) has arrived at the same call.
+void tile_barrier(int kind, unsigned size, const char *file, int line);
+// The slots (one per thread of the block) through which such a tile's threads exchange values.
+uint64_t *tile_slots();
+// coalesced_threads(): the lanes of the calling thread's warp that reached this call in the
+// same round of the schedule (always the caller, often more).
+unsigned coalesced_lanes(const char *file, int line);
 
 // Shared memory of the running block.
 void *block_dynamic_shared();
@@ -532,6 +542,14 @@ inline unsigned int __umulhi(unsigned int a, unsigned int b) {
   return (unsigned)(((unsigned long long)a * b) >> 32);
 }
 inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+// The low 32 bits of the product of the low 24 bits (signed for __mul24).
+inline int __mul24(int a, int b) {
+  const int a24 = (int)((unsigned)a << 8) >> 8, b24 = (int)((unsigned)b << 8) >> 8;
+  return (int)(unsigned)((long long)a24 * b24);
+}
+inline unsigned int __umul24(unsigned int a, unsigned int b) {
+  return (a & 0xffffffu) * (b & 0xffffffu);
+}
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }

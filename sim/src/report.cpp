@@ -65,6 +65,13 @@ std::string seed_line(const Worker *w) {
 }
 
 std::string describe_wait(const Thread *th) {
+  if (th->state == RunState::kAtBarrier && th->barrier_kind >= 5) {
+    return format("wait at %s() of a thread_block_tile<%d> (%s:%d)", barrier_name(th->barrier_kind),
+                  th->barrier_predicate, base_name(th->file), th->line);
+  }
+  if (th->state == RunState::kAtCoalesce) {
+    return format("wait in coalesced_threads() (%s:%d)", base_name(th->file), th->line);
+  }
   if (th->state == RunState::kAtBarrier) {
     return format("wait at %s() (%s:%d)", barrier_name(th->barrier_kind), base_name(th->file),
                   th->line);
@@ -141,8 +148,9 @@ void report_deadlock(Worker *w) {
   if (b.y > 1 || b.z > 1)
     text += "\n  (thread numbers are linear: x + y*blockDim.x + z*blockDim.x*blockDim.y)";
   text +=
-      "\n  Every thread of a block must reach each __syncthreads(), and every lane named in a "
-      "warp function's mask must call it; on a GPU this kernel hangs or computes garbage.";
+      "\n  Every thread of a block must reach each __syncthreads() (and thread_block::sync()), "
+      "every thread of a tile its sync(), and every lane named in a warp function's mask must "
+      "call it; on a GPU this kernel hangs or computes garbage.";
   fail_block(w, text);
 }
 

@@ -75,7 +75,7 @@ static_assert(kArenaBytes >= kSharedPerBlockOptin + kStaticSharedPerBlock + 64 *
 
 // ---- Launches, workers, threads, stacks ---------------------------------------------------
 
-enum class RunState : unsigned char { kRunnable, kAtBarrier, kAtWarp, kDone };
+enum class RunState : unsigned char { kRunnable, kAtBarrier, kAtWarp, kAtCoalesce, kDone };
 
 struct Worker;
 struct Stack;
@@ -91,7 +91,7 @@ struct Thread {
   const char *file = nullptr;
   int line = 0;
   int barrier_kind = 0;
-  int barrier_predicate = 0;
+  int barrier_predicate = 0;  // for a tile barrier (kinds 5, 6): the tile's size
   int barrier_result = 0;
   WarpCall call{};
   uint64_t result = 0;
@@ -161,6 +161,13 @@ struct Worker {
   size_t arena_high_water = 0;
   size_t static_bytes = 0;
   std::vector<SharedAllocation> statics;
+  // Cooperative groups (threads.cpp), last so that the fields above keep their cache lines:
+  // arrivals at the barrier of each tile wider than a warp, by size (64 << k) and tile; the
+  // threads waiting in coalesced_threads(); the slots through which the threads of such a
+  // tile exchange values.
+  unsigned short tile_arrivals[5][16] = {};
+  std::vector<unsigned short> coalescing;
+  uint64_t tile_slots[1024] = {};
 };
 
 // ---- Across the parts ----------------------------------------------------------------------
@@ -182,6 +189,10 @@ void on_sanitizer_death();
 
 // threads.cpp: what every stack runs.
 void fiber_main(void *arg);
+
+// threads.cpp: at the end of a round, the lanes of each warp that wait in coalesced_threads()
+// at the same call form one group each, and are released into the next round.
+void resolve_coalesced(Worker *w);
 
 // warp.cpp: completes every group of waiting lanes whose members have all arrived.
 void check_warp(Worker *w, unsigned warp);
@@ -252,9 +263,16 @@ namespace {
   return "a warp function";
 }
 
+// Kinds 0-3: __syncthreads*; 4: a cooperative_groups::thread_block's sync; 5 and 6: the
+// barrier of a tile wider than a warp (its sync, and the two its collectives use).
 [[maybe_unused]] const char *barrier_name(int kind) {
-  static const char *const names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and",
-                                      "__syncthreads_or"};
+  static const char *const names[] = {"__syncthreads",
+                                      "__syncthreads_count",
+                                      "__syncthreads_and",
+                                      "__syncthreads_or",
+                                      "cooperative_groups::thread_block::sync",
+                                      "cooperative_groups::thread_block_tile::sync",
+                                      "a cooperative_groups::thread_block_tile collective"};
   return names[kind];
 }
 
@@ -272,6 +290,7 @@ namespace {
   }
   for (;;) {
     if (w->queue_pos < w->queue.size()) return w->threads[w->queue[w->queue_pos++]].get();
+    if (!w->coalescing.empty()) resolve_coalesced(w);
     if (w->next_round.empty()) {
       if (w->done_count == w->n) return nullptr;
       report_deadlock(w);

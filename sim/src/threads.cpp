@@ -2,6 +2,7 @@
 // stack runs (a thread, then the next ones that have not started), and where a thread stops to
 // let others run: __syncthreads*, yields (fences, __nanosleep, spinning atomics), __trap. The
 // hot path of every barrier is here; the steps of a switch it shares are in scheduler.h.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -86,7 +87,49 @@ void release_barrier(Worker *w) {
   }
 }
 
+// A tile wider than a warp: every thread of it has arrived at its barrier.
+void release_tile(Worker *w, unsigned base, unsigned size) {
+  const Thread *first = w->threads[base].get();
+  for (unsigned i = base; i < base + size; ++i) {
+    const Thread *th = w->threads[i].get();
+    if (th->line != first->line || th->barrier_kind != first->barrier_kind ||
+        (th->file != first->file && strcmp(th->file, first->file) != 0)) {
+      fail_block(w, format("the threads of a thread_block_tile<%u> (threads %u-%u) reached different "
+                           "barriers: thread %u at %s() (%s:%d), thread %u at %s() (%s:%d). Every "
+                           "thread of a tile must call its sync() and collectives at the same place.",
+                           size, base, base + size - 1, base, barrier_name(first->barrier_kind),
+                           base_name(first->file), first->line, i, barrier_name(th->barrier_kind),
+                           base_name(th->file), th->line));
+      return;
+    }
+  }
+  for (unsigned i = base; i < base + size; ++i) make_runnable(w, w->threads[i].get());
+}
+
 }  // namespace
+
+// The lanes of each warp that wait in coalesced_threads() at the same place form one group.
+void resolve_coalesced(Worker *w) {
+  std::vector<unsigned short> &c = w->coalescing;
+  std::sort(c.begin(), c.end());  // by warp
+  for (size_t i = 0; i < c.size();) {
+    size_t j = i;
+    while (j < c.size() && c[j] / 32 == c[i] / 32) ++j;
+    for (size_t a = i; a < j; ++a) {
+      Thread *th = w->threads[c[a]].get();
+      unsigned mask = 0;
+      for (size_t b = i; b < j; ++b) {
+        const Thread *o = w->threads[c[b]].get();
+        if (o->line == th->line && (o->file == th->file || strcmp(o->file, th->file) == 0))
+          mask |= 1u << o->ts.lane;
+      }
+      th->result = mask;
+      make_runnable(w, th);
+    }
+    i = j;
+  }
+  c.clear();
+}
 
 // ---- Entry points (gpulabs_sim_device.h) --------------------------------------------------
 
@@ -107,6 +150,44 @@ int block_barrier(int kind, int predicate, const char *file, int line) {
   if (++w->barrier_count == w->n) release_barrier(w);
   switch_away(w, th);
   return th->barrier_result;
+}
+
+void tile_barrier(int kind, unsigned size, const char *file, int line) {
+  Thread *th = running_thread(barrier_name(kind));
+  Worker *w = th->worker;
+  if (size < 64 || size > 1024 || (size & (size - 1)) != 0 || w->n % size != 0) {
+    fail_here(th,
+              "%s() at %s:%d: a thread_block_tile<%u> needs a size of 64, 128, 256, 512 or 1024 "
+              "that divides the block's %u threads",
+              barrier_name(kind), base_name(file), line, size, w->n);
+  }
+  th->state = RunState::kAtBarrier;
+  th->file = file;
+  th->line = line;
+  th->barrier_kind = kind;
+  th->barrier_predicate = (int)size;
+  th->ts.spins = 0;
+  const unsigned base = th->index & ~(size - 1);
+  unsigned short &arrived = w->tile_arrivals[__builtin_ctz(size) - 6][base / size];
+  if (++arrived == size) {
+    arrived = 0;
+    release_tile(w, base, size);
+  }
+  switch_away(w, th);
+}
+
+uint64_t *tile_slots() { return running_thread("a thread_block_tile collective")->worker->tile_slots; }
+
+unsigned coalesced_lanes(const char *file, int line) {
+  Thread *th = running_thread("cooperative_groups::coalesced_threads");
+  Worker *w = th->worker;
+  th->state = RunState::kAtCoalesce;
+  th->file = file;
+  th->line = line;
+  th->ts.spins = 0;
+  w->coalescing.push_back((unsigned short)th->index);
+  switch_away(w, th);
+  return (unsigned)th->result;
 }
 
 void yield_now() {

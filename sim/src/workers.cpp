@@ -89,6 +89,8 @@ void run_block(Worker *w, Launch &L, uint64_t linear) {
   w->next_round.clear();
   w->done_count = 0;
   w->barrier_count = 0;
+  memset(w->tile_arrivals, 0, sizeof w->tile_arrivals);
+  w->coalescing.clear();
   w->aborting = false;
   uint64_t state = L.seed ^ (L.id * 0xD1B54A32D192ED03ull);
   state = splitmix64(&state) ^ (linear * 0x9E3779B97F4A7C15ull);
