@@ -16,6 +16,12 @@ function(gpulabs_device_sources out_var)
   set(${out_var} "${result}" PARENT_SCOPE)
 endfunction()
 
+# The labs whose reference solution replaces the student's code in the labs that use them
+# (DEPENDS): the grader sets it when a student's scan fails, so that compaction and radix sort
+# are graded with the reference scan and the scan lab alone pays (grader/README.md).
+set(GPULABS_REFERENCE_LABS "" CACHE STRING
+  "Labs (e.g. scan) linked from solutions/ into the labs that use them; set by the grader")
+
 # gpulabs_add_lab(<lab> EXERCISES <file>... GIVEN <file>... [DEPENDS <lab>...])
 #
 # Builds the static library lab_<lab> from two kinds of source:
@@ -24,16 +30,26 @@ endfunction()
 #   GIVEN      the lab's given code (argument checks, scratch, dispatch, the public API), always
 #              taken from labs/<lab>/: it exists once, and no flavour or submission replaces it
 # Both see the lab's folder labs/<lab>/ for its headers (<lab>.h, <lab>_steps.h). DEPENDS links
-# other labs: compaction uses the student's own scan, not a copy of it.
+# other labs: compaction uses the student's own scan, not a copy of it (or the reference scan,
+# when GPULABS_REFERENCE_LABS names it).
+#
+# For the grader's audit (grader/src/audit.c) it writes <build>/gpulabs-audit/<lab>.txt: each
+# exercise file, the source compiled for it (rewritten on the CPU backend) and the lab's
+# objects; and nvcc compiles the exercise files with host line tables (-g: no change to the
+# code, device code included), so that a finding names its line.
 function(gpulabs_add_lab lab)
   cmake_parse_arguments(ARG "" "" "EXERCISES;GIVEN;DEPENDS" ${ARGN})
   if(NOT ARG_EXERCISES)
     message(FATAL_ERROR "gpulabs_add_lab(${lab}): name the student's file(s) after EXERCISES")
   endif()
-  set(sources "")
+  set_property(GLOBAL PROPERTY GPULABS_LAB_${lab}_EXERCISES "${ARG_EXERCISES}")
+  set_property(GLOBAL PROPERTY GPULABS_LAB_${lab}_GIVEN "${ARG_GIVEN}")
+  set_property(GLOBAL PROPERTY GPULABS_LAB_${lab}_DEPENDS "${ARG_DEPENDS}")
+  set(exercises "")
   foreach(file IN LISTS ARG_EXERCISES)
-    list(APPEND sources "${GPULABS_IMPL_ROOT}/${lab}/${file}")
+    list(APPEND exercises "${GPULABS_IMPL_ROOT}/${lab}/${file}")
   endforeach()
+  set(sources ${exercises})
   foreach(file IN LISTS ARG_GIVEN)
     list(APPEND sources "${PROJECT_SOURCE_DIR}/labs/${lab}/${file}")
   endforeach()
@@ -42,9 +58,60 @@ function(gpulabs_add_lab lab)
   target_include_directories(lab_${lab} PUBLIC "${PROJECT_SOURCE_DIR}/labs/${lab}")
   target_link_libraries(lab_${lab} PUBLIC gpulabs_common)
   foreach(dep IN LISTS ARG_DEPENDS)
-    target_link_libraries(lab_${lab} PUBLIC lab_${dep})
+    gpulabs_lab_for_dependents(${dep} dep_target)
+    target_link_libraries(lab_${lab} PUBLIC ${dep_target})
   endforeach()
   set_target_properties(lab_${lab} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+  set(manifest "")
+  foreach(exercise IN LISTS exercises)
+    list(FIND exercises "${exercise}" index)
+    list(GET sources ${index} compiled)
+    string(APPEND manifest "exercise\t${exercise}\t${compiled}\n")
+    if(LAB_BACKEND STREQUAL "cuda")
+      set_source_files_properties("${exercise}" PROPERTIES COMPILE_OPTIONS "-g")
+    endif()
+  endforeach()
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/gpulabs-audit/${lab}.txt"
+    CONTENT "${manifest}object\t$<JOIN:$<TARGET_OBJECTS:lab_${lab}>,\nobject\t>\n")
+endfunction()
+
+# gpulabs_lab_for_dependents(<lab> <out_var>)
+#
+# The library a lab that uses <lab> links: lab_<lab>, or, when GPULABS_REFERENCE_LABS names
+# <lab> and solutions/<lab>/ exists, lab_<lab>_reference: the reference solution with the lab's
+# given code, made here once (the student release has no solutions/: the student's own then).
+function(gpulabs_lab_for_dependents lab out_var)
+  set(${out_var} lab_${lab} PARENT_SCOPE)
+  if(NOT lab IN_LIST GPULABS_REFERENCE_LABS OR LAB_IMPL STREQUAL "solutions")
+    return()
+  endif()
+  get_property(exercises GLOBAL PROPERTY GPULABS_LAB_${lab}_EXERCISES)
+  get_property(given GLOBAL PROPERTY GPULABS_LAB_${lab}_GIVEN)
+  get_property(depends GLOBAL PROPERTY GPULABS_LAB_${lab}_DEPENDS)
+  set(sources "")
+  foreach(file IN LISTS exercises)
+    if(NOT EXISTS "${PROJECT_SOURCE_DIR}/solutions/${lab}/${file}")
+      message(WARNING "GPULABS_REFERENCE_LABS names ${lab}, but solutions/${lab}/${file} does "
+                      "not exist: the labs that use ${lab} link the student's own")
+      return()
+    endif()
+    list(APPEND sources "${PROJECT_SOURCE_DIR}/solutions/${lab}/${file}")
+  endforeach()
+  if(NOT TARGET lab_${lab}_reference)
+    foreach(file IN LISTS given)
+      list(APPEND sources "${PROJECT_SOURCE_DIR}/labs/${lab}/${file}")
+    endforeach()
+    gpulabs_device_sources(sources ${sources})
+    add_library(lab_${lab}_reference STATIC ${sources})
+    target_include_directories(lab_${lab}_reference PUBLIC "${PROJECT_SOURCE_DIR}/labs/${lab}")
+    target_link_libraries(lab_${lab}_reference PUBLIC gpulabs_common)
+    foreach(dep IN LISTS depends)
+      target_link_libraries(lab_${lab}_reference PUBLIC lab_${dep})
+    endforeach()
+    set_target_properties(lab_${lab}_reference PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
+  set(${out_var} lab_${lab}_reference PARENT_SCOPE)
 endfunction()
 
 # gpulabs_add_test_executable(<name> <source> LABELS <label>... [TIMEOUT s] [SERIAL] [LIBS ...])

@@ -1,24 +1,32 @@
-/* Batch mode: a folder of submissions graded one after another into one gradebook. */
+/* Batch mode: a folder of submissions graded one after another into one gradebook, or one
+ * shard of it (grade --batch DIR --shard K/N), which grade --merge joins (merge.h). */
 #ifndef GRADE_BATCH_H
 #define GRADE_BATCH_H
 
+#include <stddef.h>
+
 #include "grade.h"
+#include "gradebook.h"
 #include "report.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Appends the gradebook's header line (from the items of `report`) to `csv`. */
-void gradebook_header(const grade_report *report, strbuf *csv);
-/* Appends one submission's line; the columns follow the header's. */
-void gradebook_row(const char *submission, const grade_report *report, strbuf *csv);
+/* The batch's submissions: the folders in `submissions_dir` but hidden ones and any that
+ * holds or lies inside `out_dir`, sorted by name (byte order, whatever the locale): the
+ * batch's stable order, which shards and gradebooks follow. 0, or -1 with the cause in err. */
+int batch_list_submissions(const char *submissions_dir, const char *out_dir, strlist *names,
+                           strbuf *err);
 
-/* Grades every folder in `submissions_dir` (sorted by name; hidden ones skipped) with the
- * options in `base` (its submission, out_dir and progress are set per submission): reports in
- * <out_dir>/<name>/, the gradebook in <out_dir>/gradebook.csv, rewritten after each one.
+/* Grades the submissions of shard `shard_index` of `shard_count` (those whose position in the
+ * batch's order is shard_index modulo shard_count; 0 of 1 is the whole batch) with the options
+ * in `base` (its submission, out_dir and progress are set per submission): reports in
+ * <out_dir>/<name>/, and in <out_dir> the gradebook files (gradebook.csv, lms.csv, items.csv;
+ * gradebook.h) and batch-manifest.txt (shard.h), rewritten after each submission.
  * Returns 0 when every submission was graded fully, 1 otherwise. */
-int grade_batch(const grade_options *base, const char *submissions_dir, const char *out_dir);
+int grade_batch(const grade_options *base, const char *submissions_dir, const char *out_dir,
+                size_t shard_index, size_t shard_count);
 
 #ifdef __cplusplus
 }

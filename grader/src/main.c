@@ -10,13 +10,16 @@
 #include "batch.h"
 #include "grade.h"
 #include "grade_config.h"
+#include "merge.h"
 #include "proc.h"
+#include "shard.h"
 #include "submission.h"
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: grade [options] [SUBMISSION_DIR]\n"
-          "       grade --batch SUBMISSIONS_DIR [options]\n"
+          "       grade --batch SUBMISSIONS_DIR [--shard K/N] [options]\n"
+          "       grade --merge OUT SHARD_OUT...\n"
           "       grade --export-release DIR\n"
           "\n"
           "Grades the labs with CTest and the rubrics in grader/rubric/, and writes\n"
@@ -38,7 +41,12 @@ static void usage(FILE *out) {
           "  --course DIR       the course tree (default: %s)\n"
           "  --cmake-arg ARG    an extra argument for configuring a fresh build (repeatable)\n"
           "  --quiet            no table on the terminal\n"
-          "  --batch DIR        grade every folder in DIR; OUT/gradebook.csv and OUT/<name>/\n"
+          "  --batch DIR        grade every folder in DIR; OUT/gradebook.csv, lms.csv, items.csv\n"
+          "                     and OUT/<name>/\n"
+          "  --shard K/N        with --batch: grade only every N-th submission (name order) from\n"
+          "                     the K-th, counting from 0, for grade --merge to join\n"
+          "  --merge OUT SHARD_OUT...  join the output folders of a batch's shards into OUT, as\n"
+          "                     if one --batch run had graded them all\n"
           "  --export-release DIR  copy the course without solutions/, grader/private/ and\n"
           "                     grader/selftest/ into DIR (a student release)\n"
           "  --help             this text\n",
@@ -78,14 +86,15 @@ static int parse_jobs(const char *text, int *jobs) {
   return 1;
 }
 
-static int take_submission(const char **submission, const char *arg) {
-  if (*submission != NULL) {
+/* The operands: one submission, or with --merge the shards' folders. */
+static const char *one_submission(const strlist *operands, int *ok) {
+  *ok = 1;
+  if (operands->count > 1) {
     fprintf(stderr, "grade: one submission at a time ('%s' and '%s'); use --batch for a "
-                    "folder of them\n", *submission, arg);
-    return 0;
+                    "folder of them\n", operands->items[0], operands->items[1]);
+    *ok = 0;
   }
-  *submission = arg;
-  return 1;
+  return operands->count ? operands->items[0] : NULL;
 }
 
 int main(int argc, char **argv) {
@@ -99,6 +108,11 @@ int main(int argc, char **argv) {
   const char *batch_dir = NULL;
   const char *export_dir = NULL;
   const char *submission = NULL;
+  const char *merge_out = NULL;
+  const char *shard_text = NULL;
+  size_t shard_index = 0, shard_count = 1;
+  strlist operands;
+  sl_init(&operands);
   int quiet = 0;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   opt.jobs = cpus > 0 ? (int)cpus : 1;
@@ -112,7 +126,7 @@ int main(int argc, char **argv) {
   /* "-": non-options come back in place, as 1 (the submission), whatever POSIXLY_CORRECT
    * says; ":": a missing value comes back as ':', so the messages are the grader's own. */
   enum { OPT_OUT = 256, OPT_BUILD_DIR, OPT_WORK_DIR, OPT_LAB, OPT_JOBS, OPT_COURSE, OPT_BATCH,
-         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET };
+         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET, OPT_SHARD, OPT_MERGE };
   static const struct option options[] = {
       {"out", required_argument, NULL, OPT_OUT},
       {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
@@ -124,6 +138,8 @@ int main(int argc, char **argv) {
       {"export-release", required_argument, NULL, OPT_EXPORT},
       {"cmake-arg", required_argument, NULL, OPT_CMAKE_ARG},
       {"quiet", no_argument, NULL, OPT_QUIET},
+      {"shard", required_argument, NULL, OPT_SHARD},
+      {"merge", required_argument, NULL, OPT_MERGE},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -141,6 +157,15 @@ int main(int argc, char **argv) {
       case OPT_BATCH: batch_dir = optarg; break;
       case OPT_EXPORT: export_dir = optarg; break;
       case OPT_CMAKE_ARG: sl_push(&opt.configure_args, optarg); break;
+      case OPT_MERGE: merge_out = optarg; break;
+      case OPT_SHARD:
+        if (shard_parse(optarg, &shard_index, &shard_count) != 0) {
+          fprintf(stderr, "grade: --shard takes K/N, shard K (0 to N-1) of N (1 to %d), not '%s'\n",
+                  SHARD_COUNT_MAX, optarg);
+          return 2;
+        }
+        shard_text = optarg;
+        break;
       case OPT_LAB:
         if (!sl_contains(&opt.all_labs, optarg)) {
           fprintf(stderr, "grade: no lab named '%s' (the labs: %s)\n", optarg, GRADE_LABS);
@@ -155,7 +180,7 @@ int main(int argc, char **argv) {
         }
         break;
       case 1:
-        if (!take_submission(&submission, optarg)) return 2;
+        sl_push(&operands, optarg);
         break;
       case ':':
         fprintf(stderr, "grade: %s needs a value\n", argv[optind - 1]);
@@ -174,9 +199,35 @@ int main(int argc, char **argv) {
     }
   }
   /* What follows "--" is not an option, whatever it looks like. */
-  for (; optind < argc; optind++) {
-    if (!take_submission(&submission, argv[optind])) return 2;
+  for (; optind < argc; optind++) sl_push(&operands, argv[optind]);
+
+  if (merge_out != NULL) {
+    if (batch_dir != NULL || shard_text != NULL || export_dir != NULL) {
+      fprintf(stderr, "grade: --merge joins the folders of finished shards and grades nothing: "
+                      "no --batch, --shard or --export-release with it\n");
+      return 2;
+    }
+    if (operands.count == 0) {
+      fprintf(stderr, "grade: --merge OUT needs the output folders of the shards after it\n");
+      return 2;
+    }
+    strbuf err;
+    sb_init(&err);
+    int rc = grade_merge(merge_out, (const char *const *)operands.items, operands.count, &err, stdout);
+    if (rc != 0) fprintf(stderr, "grade: %s\n", err.data);
+    sb_free(&err);
+    sl_free(&operands);
+    grade_options_free(&opt);
+    return rc;
   }
+  if (shard_text != NULL && batch_dir == NULL) {
+    fprintf(stderr, "grade: --shard %s picks submissions of a batch: use it with --batch DIR\n",
+            shard_text);
+    return 2;
+  }
+  int one_ok;
+  submission = one_submission(&operands, &one_ok);
+  if (!one_ok) return 2;
 
   char *course_abs = real_path(course);
   if (course_abs == NULL) {
@@ -216,7 +267,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "grade: the submissions folder %s does not exist\n", batch_dir);
       return 2;
     }
-    rc = grade_batch(&opt, batch_abs, out_abs);
+    rc = grade_batch(&opt, batch_abs, out_abs, shard_index, shard_count);
     free(batch_abs);
   } else {
     if (submission != NULL) {
@@ -248,5 +299,6 @@ int main(int argc, char **argv) {
   free(out_abs);
   free(course_abs);
   grade_options_free(&opt);
+  sl_free(&operands);
   return rc;
 }

@@ -30,6 +30,7 @@ static void lab_free(lab_result *lab) {
   sl_free(&lab->files_missing);
   sl_free(&lab->files_rejected);
   sl_free(&lab->files_ignored);
+  audit_result_free(&lab->audit);
 }
 
 void report_free(grade_report *report) {
@@ -59,6 +60,7 @@ lab_result *report_add_lab(grade_report *report, const char *lab) {
   sl_init(&result->files_missing);
   sl_init(&result->files_rejected);
   sl_init(&result->files_ignored);
+  audit_result_init(&result->audit);
   return result;
 }
 
@@ -95,6 +97,18 @@ void lab_not_graded(lab_result *lab, char *note) {
   /* Leaving the lab's points out would raise every other score's share of the total: a lab
    * the grader could not grade is shown as lost, with the reason, never as "0 of 0". */
   lab_fail_items(lab, note, "The grader could not grade this lab, so none of its tests counted.\n");
+}
+
+void audit_lines(const lab_result *lab, strlist *lines) {
+  for (size_t i = 0; i < lab->audit.count; i++) {
+    char *text = audit_finding_text(&lab->audit.findings[i]);
+    if (lab->rubric.audit.cost == 0) {
+      char *reported = xasprintf("%s (reported only: the rubric's audit cost is none)", text);
+      free(text);
+      text = reported;
+    }
+    sl_push_owned(lines, text);
+  }
 }
 
 char *given_files_sentence(const lab_result *lab) {

@@ -38,6 +38,7 @@ typedef struct lab_result {
   strlist files_missing;  /* rubric files the submission lacks: the course's stub is graded */
   strlist files_rejected; /* "labs/scan/scan.cu (a symbolic link)" */
   strlist files_ignored;  /* given files the submission has with other content: never used */
+  audit_result audit;     /* the static audit of its exercise files (audit.h) */
   double seconds;
 } lab_result;
 
@@ -73,6 +74,9 @@ void lab_totals(const lab_result *lab, report_totals *totals);
 void lab_fail_items(lab_result *lab, const char *reason, const char *detail);
 /* Marks a lab the grader could not grade; `note` (owned) says why and is each item's reason. */
 void lab_not_graded(lab_result *lab, char *note);
+/* The audit's findings for the reports, one line each ("forbidden symbol ... (step 8)"), with
+ * what they cost when the rubric's audit cost is none. */
+void audit_lines(const lab_result *lab, strlist *lines);
 /* The sentence the reports give about lab->files_ignored; NULL when it is empty. */
 char *given_files_sentence(const lab_result *lab);
 void report_totals_of(const grade_report *report, report_totals *totals);

@@ -178,6 +178,16 @@ static void append_lab(strbuf *sb, const lab_result *lab) {
   append_key(sb, "        ", "files_ignored");
   append_list(sb, &lab->files_ignored);
   sb_append(sb, ",\n");
+  strlist audit;
+  sl_init(&audit);
+  audit_lines(lab, &audit);
+  append_key(sb, "        ", "audit");
+  append_list(sb, &audit);
+  sl_free(&audit);
+  sb_append(sb, ",\n");
+  append_key(sb, "        ", "audited");
+  append_list(sb, &lab->audit.audited);
+  sb_append(sb, ",\n");
   append_key(sb, "        ", "seconds");
   append_number(sb, lab->seconds, 1);
   sb_append(sb, "\n      }");
@@ -218,6 +228,11 @@ static char *overall_output(const grade_report *report, const report_totals *tot
     char *given = given_files_sentence(lab);
     if (given != NULL) sb_printf(&sb, "  %s.\n", given);
     free(given);
+    strlist audit;
+    sl_init(&audit);
+    audit_lines(lab, &audit);
+    for (size_t f = 0; f < audit.count; f++) sb_printf(&sb, "  audit: %s\n", audit.items[f]);
+    sl_free(&audit);
   }
   for (size_t i = 0; i < report->problems.count; i++) {
     sb_printf(&sb, "\nGrading problem: %s\n", report->problems.items[i]);

@@ -122,7 +122,20 @@ void print_table(const grade_report *report, FILE *out) {
       char *note = printable_text(lab->note);
       fprintf(out, "    %s could not be graded: %s\n", lab->lab, note);
       free(note);
+    } else if (lab->note) {
+      char *note = printable_text(lab->note);
+      fprintf(out, "    %s: %s\n", lab->lab, note);
+      free(note);
     }
+    strlist audit;
+    sl_init(&audit);
+    audit_lines(lab, &audit);
+    for (size_t f = 0; f < audit.count; f++) {
+      char *line = printable_text(audit.items[f]);
+      fprintf(out, "    audit: %s\n", line);
+      free(line);
+    }
+    sl_free(&audit);
     if (lab->files_missing.count > 0) {
       fprintf(out, "    missing from the submission (the stub was graded):");
       for (size_t f = 0; f < lab->files_missing.count; f++) fprintf(out, " %s", lab->files_missing.items[f]);
@@ -236,6 +249,21 @@ int write_summary_md(const grade_report *report, const char *path) {
       md_cell(&sb, lab->note);
       sb_append(&sb, ".\n\n");
     }
+    if (lab->state == LAB_GRADED && lab->note) {
+      md_cell(&sb, lab->note);
+      sb_append(&sb, ".\n\n");
+    }
+    strlist audit;
+    sl_init(&audit);
+    audit_lines(lab, &audit);
+    if (audit.count) sb_append(&sb, "The audit of the compiled exercise files found:\n\n");
+    for (size_t f = 0; f < audit.count; f++) {
+      sb_append(&sb, "- ");
+      md_cell(&sb, audit.items[f]);
+      sb_append(&sb, "\n");
+    }
+    if (audit.count) sb_append(&sb, "\n");
+    sl_free(&audit);
     if (lab->files_taken.count) {
       sb_append(&sb, "Files taken from the submission:");
       for (size_t f = 0; f < lab->files_taken.count; f++) sb_printf(&sb, " `%s`", lab->files_taken.items[f]);

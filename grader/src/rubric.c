@@ -12,6 +12,7 @@ void rubric_init(rubric *r, const char *lab) {
   memset(r, 0, sizeof *r);
   r->lab = xstrdup(lab);
   sl_init(&r->files);
+  audit_config_init(&r->audit);
 }
 
 void rubric_free(rubric *r) {
@@ -24,6 +25,9 @@ void rubric_free(rubric *r) {
   free(r->items);
   free(r->lab);
   sl_free(&r->files);
+  audit_config_free(&r->audit);
+  for (size_t i = 0; i < r->n_uses; i++) free(r->uses[i].lab);
+  free(r->uses);
   memset(r, 0, sizeof *r);
 }
 
@@ -205,6 +209,31 @@ static void parse_item(rubric *r, const strlist *w, const char *where, strbuf *e
   item->source = xstrdup(where);
 }
 
+/* uses <lab> [fallback=reference|student] */
+static void parse_uses(rubric *r, const strlist *w, const char *where, strbuf *errors, int *failed) {
+  int reference = 1;
+  int ok = w->count == 2 || w->count == 3;
+  const char *lab = ok ? w->items[1] : "";
+  if (ok && (lab[0] == '\0' || lab[strspn(lab, "abcdefghijklmnopqrstuvwxyz0123456789_")] != '\0'))
+    ok = 0;
+  if (ok && w->count == 3) {
+    if (strcmp(w->items[2], "fallback=reference") == 0) reference = 1;
+    else if (strcmp(w->items[2], "fallback=student") == 0) reference = 0;
+    else ok = 0;
+  }
+  for (size_t i = 0; ok && i < r->n_uses; i++) ok = strcmp(r->uses[i].lab, lab) != 0;
+  if (!ok) {
+    sb_printf(errors, "%s: a uses line is 'uses <lab> fallback=reference' or 'uses <lab> "
+                      "fallback=student', once per lab\n", where);
+    *failed = 1;
+    return;
+  }
+  r->uses = xrealloc(r->uses, (r->n_uses + 1) * sizeof *r->uses);
+  r->uses[r->n_uses].lab = xstrdup(lab);
+  r->uses[r->n_uses].reference = reference;
+  r->n_uses++;
+}
+
 int rubric_parse(rubric *r, const char *text, const char *name, strbuf *errors) {
   int failed = 0;
   int line_number = 0;
@@ -236,9 +265,13 @@ int rubric_parse(rubric *r, const char *text, const char *name, strbuf *errors) 
           sl_push(&r->files, words.items[i]);
         }
       }
+    } else if (strcmp(words.items[0], "audit") == 0) {
+      if (audit_parse_line(&r->audit, &words, where, errors) != 0) failed = 1;
+    } else if (strcmp(words.items[0], "uses") == 0) {
+      parse_uses(r, &words, where, errors, &failed);
     } else {
-      sb_printf(errors, "%s: '%s' is not a kind of line (step, perf or files)\n", where,
-                words.items[0]);
+      sb_printf(errors, "%s: '%s' is not a kind of line (step, perf, files, audit or uses)\n",
+                where, words.items[0]);
       failed = 1;
     }
     free(where);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "audit.h"
 #include "util.h"
 
 #ifdef __cplusplus
@@ -23,11 +24,21 @@ typedef struct rubric_item {
   char *source; /* "reduction.rubric:12", for messages */
 } rubric_item;
 
+/* "uses scan fallback=reference": the lab links another lab's code (compaction uses the
+ * student's scan_exclusive); when that lab fails, it is graded with the reference instead. */
+typedef struct rubric_use {
+  char *lab;
+  int reference; /* fallback=reference (the default); 0: fallback=student */
+} rubric_use;
+
 typedef struct rubric {
   char *lab;
   rubric_item *items;
   size_t n_items;
   strlist files; /* the student's files: paths relative to the course root, globs allowed */
+  audit_config audit;
+  rubric_use *uses;
+  size_t n_uses;
 } rubric;
 
 void rubric_init(rubric *r, const char *lab);

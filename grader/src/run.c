@@ -166,6 +166,8 @@ static int configure(const grade_options *opt, const char *source_dir, const cha
   sl_push(&args, build_dir);
   for (size_t i = 0; i < opt->configure_args.count; i++) sl_push(&args, opt->configure_args.items[i]);
   sl_push(&args, "-DLAB_IMPL=labs");
+  /* Each grade starts with the student's own code everywhere (use_dependencies). */
+  sl_push(&args, "-DGPULABS_REFERENCE_LABS=");
   sl_push_owned(&args, NULL);
   int rc = run_logged(args.items, log_path);
   sl_free(&args);
@@ -281,8 +283,22 @@ static void probe_gpu(const grade_options *opt, grade_report *report, const char
   free(log);
 }
 
+/* The static audit of the lab's exercise files, as just built; what kept it from checking
+ * fully is a grading problem (the grader's, not the student's). */
+static void audit_built_lab(const grade_options *opt, grade_report *report, lab_result *lab) {
+  audit_lab(&lab->rubric.audit, report->build_dir, report->source_dir, lab->lab, &lab->audit);
+  for (size_t i = 0; i < lab->audit.problems.count; i++) {
+    sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->audit.problems.items[i]));
+  }
+  for (size_t i = 0; i < lab->audit.count; i++) {
+    char *text = audit_finding_text(&lab->audit.findings[i]);
+    progress(opt, "%s: audit: %s", lab->lab, text);
+    free(text);
+  }
+}
+
 static void grade_lab(const grade_options *opt, grade_report *report, lab_result *lab,
-                      const score_context *ctx, const char *logs) {
+                      const score_context *ctx, const char *logs, int correctness_only) {
   double start = now_seconds();
   char *name = xasprintf("%s-build.log", lab->lab);
   char *build_log = path_join(logs, name);
@@ -306,7 +322,10 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     char *reason = first ? xasprintf("the lab did not build: %s", first)
                          : xasprintf("the lab did not build (exit status %d); see %s",
                                      build_status, build_log);
-    lab->note = xasprintf("did not build; see logs/%s-build.log", lab->lab);
+    char *note = xasprintf("did not build; see logs/%s-build.log%s%s", lab->lab,
+                           lab->note ? "; " : "", lab->note ? lab->note : "");
+    free(lab->note);
+    lab->note = note;
     lab_fail_items(lab, reason, "The lab did not build, so none of its tests ran.\n");
     progress(opt, "%s: did not build: %s", lab->lab, first ? first : "see the log");
     free(reason);
@@ -316,10 +335,12 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     return;
   }
   free(build_log);
+  audit_built_lab(opt, report, lab);
 
   const char *kinds[] = {"correctness", "performance"};
   for (int k = 0; k < 2; k++) {
     if (k == 1 && ctx->cpu_backend) break; /* performance is measured on a GPU only */
+    if (k == 1 && correctness_only) break;
     char *base = xasprintf("%s-%s", lab->lab, kinds[k]);
     char *junit_name = xasprintf("%s.xml", base);
     char *log_name = xasprintf("%s.log", base);
@@ -347,12 +368,140 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     for (size_t i = 0; i < lab->n_items; i++) {
       score_item(&lab->rubric.items[i], &lab->tests, ctx, &lab->items[i]);
     }
+    audit_apply(&lab->rubric.audit, lab);
     report_totals t;
     lab_totals(lab, &t);
     progress(opt, "%s: %.2f of %.2f points (%zu tests)%s", lab->lab, t.score, t.max_score,
              lab->tests.count, t.not_scored > 0 ? ", some items not scored" : "");
   }
   lab->seconds = now_seconds() - start;
+}
+
+/* ---- labs that use another lab ---- */
+
+/* Why a lab's code cannot be trusted by the labs that use it, or NULL: it did not build, a test
+ * failed, or the audit charged it. */
+static char *lab_failure(const lab_result *dep) {
+  if (dep->state == LAB_BUILD_FAILED) return xstrdup("did not build");
+  if (dep->state != LAB_GRADED) return xstrdup("could not be graded");
+  for (size_t i = 0; i < dep->tests.count; i++) {
+    const test_result *t = &dep->tests.items[i];
+    if (t->status == TEST_FAILED) return xasprintf("failed a test (%s)", t->name);
+  }
+  if (dep->audit.count > 0 && dep->rubric.audit.cost != 0) {
+    char *text = audit_finding_text(&dep->audit.findings[0]);
+    char *why = xasprintf("failed the audit (%s)", text);
+    free(text);
+    return why;
+  }
+  return NULL;
+}
+
+/* The verdict on lab `name` of this run, or one made now for the purpose (its correctness
+ * tests and audit, not reported) when the run does not grade it. */
+static char *dependency_failure(const grade_options *opt, grade_report *report, const char *name,
+                                const score_context *ctx, const char *logs) {
+  for (size_t i = 0; i < report->n_labs; i++) {
+    if (strcmp(report->labs[i].lab, name) == 0) return lab_failure(&report->labs[i]);
+  }
+  grade_report scratch;
+  report_init(&scratch);
+  scratch.source_dir = xstrdup(report->source_dir);
+  scratch.build_dir = xstrdup(report->build_dir);
+  lab_result *dep = report_add_lab(&scratch, name);
+  strbuf errors;
+  sb_init(&errors);
+  char *why;
+  if (load_rubric(report->source_dir, name, &dep->rubric, &errors) != 0) {
+    why = xasprintf("has a rubric with errors");
+  } else {
+    progress(opt, "%s: checking it for the labs that use it", name);
+    grade_lab(opt, &scratch, dep, ctx, logs, 1);
+    why = lab_failure(dep);
+  }
+  sb_free(&errors);
+  report_free(&scratch);
+  return why;
+}
+
+/* Before a lab that uses others (its rubric's uses lines): picks, for each, the student's code
+ * or the reference, and configures the build tree to match (GPULABS_REFERENCE_LABS; changed
+ * only when a used lab failed, so a good submission costs no time). Returns 0, or -1 when the
+ * build tree would not configure. */
+static int use_dependencies(const grade_options *opt, grade_report *report, lab_result *lab,
+                            const score_context *ctx, const char *logs, strlist *references) {
+  strlist wanted;
+  sl_init(&wanted);
+  for (size_t u = 0; u < lab->rubric.n_uses; u++) {
+    const rubric_use *use = &lab->rubric.uses[u];
+    char *why = dependency_failure(opt, report, use->lab, ctx, logs);
+    if (why == NULL) continue;
+    char *solutions = xasprintf("solutions/%s", use->lab);
+    char *path = path_join(report->source_dir, solutions);
+    char *note;
+    int own_is_reference = strcmp(report->lab_impl, "solutions") == 0;
+    if (!use->reference) {
+      note = xasprintf("graded with your %s, which %s (the rubric says: uses %s "
+                       "fallback=student)", use->lab, why, use->lab);
+    } else if (own_is_reference) {
+      note = xasprintf("graded with this build's %s (LAB_IMPL=solutions), which %s", use->lab, why);
+    } else if (dir_exists(path)) {
+      sl_push(&wanted, use->lab);
+      note = xasprintf("graded with the reference %s: your %s %s, and the %s lab alone loses "
+                       "points for it", use->lab, use->lab, why, use->lab);
+    } else {
+      note = xasprintf("graded with your %s, which %s: this copy of the course has no reference "
+                       "%s (%s/ is not in the student release)", use->lab, why, use->lab, solutions);
+    }
+    if (lab->note) {
+      char *both = xasprintf("%s; %s", lab->note, note);
+      free(note);
+      note = both;
+    }
+    free(lab->note);
+    lab->note = note;
+    free(path);
+    free(solutions);
+    free(why);
+  }
+  /* The build tree's value, as CMake keeps a list: "scan;radix". */
+  strbuf value;
+  sb_init(&value);
+  for (size_t i = 0; i < wanted.count; i++) sb_printf(&value, "%s%s", i ? ";" : "", wanted.items[i]);
+  char *current = cmake_cache_get(report->build_dir, "GPULABS_REFERENCE_LABS");
+  int rc = 0;
+  if (strcmp(current ? current : "", value.data) != 0) {
+    char *name = xasprintf("%s-configure.log", lab->lab);
+    char *log = path_join(logs, name);
+    char *define = xasprintf("-DGPULABS_REFERENCE_LABS=%s", value.data);
+    char *argv[] = {(char *)opt->cmake, "-S", report->source_dir, "-B", report->build_dir, define, NULL};
+    progress(opt, "%s: configuring the build with %s", lab->lab, define);
+    remove(log);
+    if (run_logged(argv, log) != 0) rc = -1;
+    free(define);
+    free(log);
+    free(name);
+  }
+  free(current);
+  for (size_t i = 0; i < wanted.count; i++) {
+    if (!sl_contains(references, wanted.items[i])) sl_push(references, wanted.items[i]);
+  }
+  sb_free(&value);
+  sl_free(&wanted);
+  return rc;
+}
+
+/* Each item of a lab graded with a reference says so. */
+static void note_references(lab_result *lab, const strlist *used) {
+  for (size_t i = 0; i < lab->n_items; i++) {
+    item_result *item = &lab->items[i];
+    for (size_t u = 0; u < used->count; u++) {
+      char *note = item->note ? xasprintf("%s; graded with the reference %s", item->note, used->items[u])
+                              : xasprintf("graded with the reference %s", used->items[u]);
+      free(item->note);
+      item->note = note;
+    }
+  }
 }
 
 /* Lays the submission over a pristine copy of the course and configures its build. */
@@ -492,8 +641,33 @@ int grade_run(const grade_options *opt, grade_report *report) {
       lab_not_graded(lab, xstrdup("not graded: the build tree could not be prepared"));
       continue;
     }
-    grade_lab(opt, report, lab, &ctx, logs);
+    strlist references;
+    sl_init(&references);
+    if (use_dependencies(opt, report, lab, &ctx, logs, &references) != 0) {
+      lab_not_graded(lab, xasprintf("not graded: the build tree would not configure for the "
+                                    "labs it uses; see logs/%s-configure.log", lab->lab));
+      sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
+    } else {
+      grade_lab(opt, report, lab, &ctx, logs, 0);
+      note_references(lab, &references);
+    }
+    sl_free(&references);
   }
+  /* The build tree goes back to the student's own code (the student's next ctest, the next
+   * submission of a batch). */
+  char *left = ready ? cmake_cache_get(report->build_dir, "GPULABS_REFERENCE_LABS") : NULL;
+  if (left && left[0] != '\0') {
+    char *log = path_join(logs, "configure-restore.log");
+    char *argv[] = {(char *)opt->cmake, "-S", report->source_dir, "-B", report->build_dir,
+                    "-DGPULABS_REFERENCE_LABS=", NULL};
+    remove(log);
+    if (run_logged(argv, log) != 0) {
+      sl_push_owned(&report->problems, xasprintf("restoring GPULABS_REFERENCE_LABS in %s "
+                                                 "failed; see %s", report->build_dir, log));
+    }
+    free(log);
+  }
+  free(left);
   free(logs);
   report->seconds = now_seconds() - start;
   return report->problems.count > 0 ? 1 : 0;

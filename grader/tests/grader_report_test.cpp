@@ -430,7 +430,7 @@ TEST_F(ReportTest, ResultsJsonHasEveryDocumentedField) {
   const std::set<std::string> lab_fields = {"lab", "state", "score", "max_score", "rubric_points",
                                             "not_scored_points", "note", "build_errors",
                                             "files_taken", "files_missing", "files_rejected",
-                                            "files_ignored", "seconds"};
+                                            "files_ignored", "audit", "audited", "seconds"};
   for (const Json &lab : extra["labs"].items) {
     for (const std::string &field : lab_fields) EXPECT_TRUE(lab.Has(field)) << field;
     for (const auto &field : lab.fields) EXPECT_TRUE(lab_fields.count(field.first)) << field.first;

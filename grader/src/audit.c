@@ -1,0 +1,1232 @@
+/* The static audit (audit.h). The object's structure (sections, symbols, relocations) is read
+ * here with <elf.h>, so no name a student chooses can confuse a text parser; binutils do the
+ * rest: c++filt names symbols, addr2line maps code to source lines, objdump disassembles. */
+#define _POSIX_C_SOURCE 200809L
+#include "audit.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc.h"
+#include "report.h"
+#include "rubric.h"
+
+/* Defaults. The C library's process, file and code-loading calls are forbidden by name;
+ * abort (what assert calls) and atexit (nvcc's registration uses it) are not: abort ends the
+ * test as a crash, a failure, and neither can fake a pass. mmap is forbidden with mprotect:
+ * together they make memory executable, and device memory comes from cudaMalloc anyway. */
+const char *const audit_default_forbid[] = {
+    /* a library in place of the exercise */
+    "cub::*", "thrust::*", "cutlass::*", "cute::*", "cublas*",
+    /* streams the lab does not need (a rubric allows them where it does), and the driver's
+     * entry points by name, which reach any function without naming it */
+    "cudaStreamCreate*", "cuStreamCreate*", "cudaGetDriverEntryPoint*", "cuGetProcAddress*",
+    /* leaving the process, or starting another */
+    "exit", "_exit", "_Exit", "quick_exit", "fork", "vfork", "clone", "clone3", "execl",
+    "execle", "execlp", "execv", "execve", "execvp", "execvpe", "execveat", "fexecve",
+    "posix_spawn", "posix_spawnp", "system", "popen",
+    /* files */
+    "fopen", "fopen64", "freopen", "freopen64", "open", "open64", "openat", "openat64", "creat",
+    "creat64", "unlink", "unlinkat", "rename", "renameat", "renameat2", "remove",
+    "std::*fstream*", "std::*filebuf*", "std::filesystem::*",
+    /* loading code, making memory executable, other processes, the kernel, the network */
+    "dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect", "pkey_mprotect", "mmap", "mmap64",
+    "ptrace", "kill", "tgkill", "syscall", "socket", "connect",
+    /* code that runs before main or after it; inline assembly; #line, which would make code
+     * of the student's look like a header's to the line tables */
+    "constructor", "asm", "line-directive", NULL};
+
+/* ---- the rubric's audit lines ---- */
+
+void audit_config_init(audit_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  sl_init(&cfg->forbid);
+  cfg->cost = AUDIT_COST_STEP | AUDIT_COST_PERF;
+}
+
+void audit_config_free(audit_config *cfg) {
+  sl_free(&cfg->forbid);
+  for (size_t i = 0; i < cfg->n_allow; i++) {
+    free(cfg->allow[i].pattern);
+    free(cfg->allow[i].step);
+  }
+  free(cfg->allow);
+  memset(cfg, 0, sizeof *cfg);
+}
+
+static int parse_cost(const char *text, int *cost) {
+  if (strcmp(text, "none") == 0) {
+    *cost = 0;
+    return 1;
+  }
+  int bits = 0;
+  for (const char *p = text;;) {
+    size_t n = strcspn(p, "+");
+    if (n == 4 && strncmp(p, "step", 4) == 0) bits |= AUDIT_COST_STEP;
+    else if (n == 4 && strncmp(p, "perf", 4) == 0) bits |= AUDIT_COST_PERF;
+    else if (n == 3 && strncmp(p, "lab", 3) == 0) bits |= AUDIT_COST_LAB;
+    else return 0;
+    if (p[n] == '\0') break;
+    p += n + 1;
+  }
+  *cost = bits;
+  return 1;
+}
+
+int audit_parse_line(audit_config *cfg, const strlist *w, const char *where, strbuf *errors) {
+  const char *verb = w->count > 1 ? w->items[1] : "";
+  if (strcmp(verb, "cost") == 0) {
+    if (w->count != 3 || !parse_cost(w->items[2], &cfg->cost)) {
+      sb_printf(errors, "%s: audit cost takes one of step+perf, step, perf, lab, none\n", where);
+      return -1;
+    }
+    return 0;
+  }
+  int allow = strcmp(verb, "allow") == 0;
+  if (!allow && strcmp(verb, "forbid") != 0) {
+    sb_printf(errors, "%s: an audit line is 'audit forbid <pattern>...', 'audit allow "
+                      "<pattern>... [step=<id>]' or 'audit cost <what>'\n", where);
+    return -1;
+  }
+  const char *step = NULL;
+  size_t patterns = 0;
+  int ok = 1;
+  for (size_t i = 2; i < w->count; i++) {
+    const char *word = w->items[i];
+    if (allow && starts_with(word, "step=") && word[5] != '\0' && step == NULL) {
+      step = word + 5;
+    } else if (strchr(word, '=') != NULL) {
+      sb_printf(errors, "%s: unexpected '%s' (only 'audit allow' takes step=<id>, once)\n",
+                where, word);
+      ok = 0;
+    } else {
+      patterns++;
+    }
+  }
+  if (patterns == 0) {
+    sb_printf(errors, "%s: audit %s names at least one pattern\n", where, verb);
+    ok = 0;
+  }
+  if (!ok) return -1;
+  for (size_t i = 2; i < w->count; i++) {
+    const char *word = w->items[i];
+    if (strchr(word, '=') != NULL) continue;
+    if (!allow) {
+      sl_push(&cfg->forbid, word);
+      continue;
+    }
+    cfg->allow = xrealloc(cfg->allow, (cfg->n_allow + 1) * sizeof *cfg->allow);
+    cfg->allow[cfg->n_allow].pattern = xstrdup(word);
+    cfg->allow[cfg->n_allow].step = step ? xstrdup(step) : NULL;
+    cfg->n_allow++;
+  }
+  return 0;
+}
+
+/* The forbidding pattern `name` (or its short form) matches, or NULL; NULL too when an allow
+ * line without a step allows it. */
+static const char *forbidding_pattern(const audit_config *cfg, const char *name, const char *brief) {
+  const char *hit = NULL;
+  for (size_t i = 0; audit_default_forbid[i] && !hit; i++) {
+    if (pattern_match(audit_default_forbid[i], brief) || pattern_match(audit_default_forbid[i], name))
+      hit = audit_default_forbid[i];
+  }
+  for (size_t i = 0; i < cfg->forbid.count && !hit; i++) {
+    if (pattern_match(cfg->forbid.items[i], brief) || pattern_match(cfg->forbid.items[i], name))
+      hit = cfg->forbid.items[i];
+  }
+  for (size_t i = 0; hit && i < cfg->n_allow; i++) {
+    const audit_allow *a = &cfg->allow[i];
+    if (a->step == NULL && (pattern_match(a->pattern, brief) || pattern_match(a->pattern, name)))
+      hit = NULL;
+  }
+  return hit;
+}
+
+/* Allowed in the steps it is in: each of them has an allow line for it. */
+static int allowed_in_steps(const audit_config *cfg, const audit_finding *f) {
+  if (f->every_step || f->steps.count == 0) return 0;
+  char *brief = audit_short_name(f->name);
+  int ok = 1;
+  for (size_t s = 0; s < f->steps.count && ok; s++) {
+    int allowed = 0;
+    for (size_t i = 0; i < cfg->n_allow && !allowed; i++) {
+      const audit_allow *a = &cfg->allow[i];
+      allowed = a->step && strcmp(a->step, f->steps.items[s]) == 0 &&
+                (pattern_match(a->pattern, brief) || pattern_match(a->pattern, f->name));
+    }
+    if (!allowed) ok = 0;
+  }
+  free(brief);
+  return ok;
+}
+
+/* ---- names ---- */
+
+/* A component such as CUB_300001_SM_900 or THRUST_200200_NS (a library's versioned inline
+ * namespace), or libstdc++'s __cxx11 and libcu++'s __4. */
+static int version_namespace(const char *p, size_t n) {
+  if (n >= 3 && p[0] == '_' && p[1] == '_') {
+    if (n == 7 && strncmp(p, "__cxx11", 7) == 0) return 1;
+    for (size_t i = 2; i < n; i++) if (!isdigit((unsigned char)p[i])) return 0;
+    return 1;
+  }
+  if (!isupper((unsigned char)p[0])) return 0;
+  int digit = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isupper((unsigned char)p[i]) && !isdigit((unsigned char)p[i]) && p[i] != '_') return 0;
+    digit |= isdigit((unsigned char)p[i]) != 0;
+  }
+  return digit;
+}
+
+char *audit_short_name(const char *full) {
+  strbuf flat;
+  sb_init(&flat);
+  int depth = 0;
+  for (const char *p = full; *p; p++) {
+    if (*p == '<' || *p == '(' || *p == '[') depth++;
+    else if ((*p == '>' || *p == ')' || *p == ']') && depth > 0) depth--;
+    else if (depth == 0) sb_append_char(&flat, *p);
+  }
+  /* The last word that is not a qualifier: drops a return type ("void f") and "const". */
+  const char *best = NULL;
+  size_t best_n = 0;
+  for (const char *p = flat.data; *p;) {
+    while (*p == ' ') p++;
+    const char *begin = p;
+    while (*p && *p != ' ') p++;
+    size_t n = (size_t)(p - begin);
+    if (n == 0) break;
+    if ((n == 5 && strncmp(begin, "const", 5) == 0) || (n == 8 && strncmp(begin, "volatile", 8) == 0) ||
+        (n == 1 && begin[0] == '&') || (n == 2 && strncmp(begin, "&&", 2) == 0))
+      continue;
+    best = begin;
+    best_n = n;
+  }
+  strbuf out;
+  sb_init(&out);
+  for (const char *p = best; p && p < best + best_n;) {
+    const char *end = strstr(p, "::");
+    size_t n = end && end < best + best_n ? (size_t)(end - p) : (size_t)(best + best_n - p);
+    if (!version_namespace(p, n)) {
+      if (out.len) sb_append(&out, "::");
+      sb_append_n(&out, p, n);
+    }
+    p += n;
+    if (p < best + best_n) p += 2;
+  }
+  sb_free(&flat);
+  if (out.len == 0) {
+    sb_free(&out);
+    return xstrdup(full);
+  }
+  return sb_steal(&out);
+}
+
+/* ---- the object file ---- */
+
+typedef struct elf_sec {
+  const char *name;
+  uint32_t type, link, info;
+  uint64_t flags, offset, size;
+} elf_sec;
+
+typedef struct elf_sym {
+  const char *name;
+  char *full;  /* demangled */
+  char *brief; /* audit_short_name */
+  uint64_t value, size;
+  uint32_t shndx;
+  unsigned char type;
+} elf_sym;
+
+typedef struct elf_rel {
+  uint32_t sec, sym; /* the section it patches; the symbol it refers to */
+  uint64_t offset;
+  int64_t addend;
+} elf_rel;
+
+typedef struct elf_obj {
+  char *data;
+  size_t size;
+  unsigned machine;
+  elf_sec *secs;
+  size_t n_secs;
+  elf_sym *syms;
+  size_t n_syms;
+  elf_rel *rels;
+  size_t n_rels;
+} elf_obj;
+
+static void elf_free(elf_obj *o) {
+  for (size_t i = 0; i < o->n_syms; i++) {
+    free(o->syms[i].full);
+    free(o->syms[i].brief);
+  }
+  free(o->syms);
+  free(o->secs);
+  free(o->rels);
+  free(o->data);
+  memset(o, 0, sizeof *o);
+}
+
+static int in_file(const elf_obj *o, uint64_t offset, uint64_t size) {
+  return offset <= o->size && size <= o->size - offset;
+}
+
+/* A NUL-terminated string inside a string table, or NULL. */
+static const char *elf_string(const elf_obj *o, uint32_t table, uint64_t at) {
+  if (table >= o->n_secs) return NULL;
+  const elf_sec *s = &o->secs[table];
+  if (at >= s->size || !in_file(o, s->offset, s->size)) return NULL;
+  const char *begin = o->data + s->offset + at;
+  return memchr(begin, '\0', s->size - at) ? begin : NULL;
+}
+
+/* Names symbols with c++filt, a batch of arguments at a time (one output line each); a name
+ * that is not plainly mangled is kept as it is. */
+static int demangle_all(elf_obj *o) {
+  enum { BATCH = 200 };
+  size_t index[BATCH];
+  char *argv[BATCH + 2];
+  int ok = 1;
+  for (size_t i = 0; i < o->n_syms;) {
+    size_t n = 0;
+    argv[0] = "c++filt";
+    for (; i < o->n_syms && n < BATCH; i++) {
+      const char *name = o->syms[i].name;
+      if (!starts_with(name, "_Z") || name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.$")] != '\0')
+        continue;
+      index[n] = i;
+      argv[1 + n++] = (char *)name;
+    }
+    if (n == 0) continue;
+    argv[1 + n] = NULL;
+    char *text = run_capture(argv, NULL);
+    char *line = text;
+    for (size_t k = 0; k < n && line; k++) {
+      char *eol = strchr(line, '\n');
+      if (eol) *eol = '\0';
+      free(o->syms[index[k]].full);
+      o->syms[index[k]].full = xstrdup(line);
+      line = eol ? eol + 1 : NULL;
+    }
+    if (text == NULL) ok = 0;
+    free(text);
+  }
+  for (size_t i = 0; i < o->n_syms; i++) {
+    if (o->syms[i].full == NULL) o->syms[i].full = xstrdup(o->syms[i].name);
+    o->syms[i].brief = audit_short_name(o->syms[i].full);
+  }
+  return ok;
+}
+
+/* Reads a 64-bit little-endian relocatable object. Returns 0, or -1 with the reason. */
+static int elf_load(elf_obj *o, const char *path, strbuf *why) {
+  memset(o, 0, sizeof *o);
+  o->data = read_file(path, &o->size);
+  if (o->data == NULL) {
+    sb_printf(why, "cannot read %s", path);
+    return -1;
+  }
+  Elf64_Ehdr eh;
+  if (o->size < sizeof eh || memcmp(o->data, ELFMAG, SELFMAG) != 0 ||
+      o->data[EI_CLASS] != ELFCLASS64 || o->data[EI_DATA] != ELFDATA2LSB) {
+    sb_append(why, "not a 64-bit little-endian ELF object");
+    return -1;
+  }
+  memcpy(&eh, o->data, sizeof eh);
+  if (eh.e_type != ET_REL || eh.e_shentsize != sizeof(Elf64_Shdr)) {
+    sb_append(why, "not a relocatable object");
+    return -1;
+  }
+  o->machine = eh.e_machine;
+  Elf64_Shdr sh;
+  uint64_t n = eh.e_shnum;
+  uint32_t names = eh.e_shstrndx;
+  if (!in_file(o, eh.e_shoff, sizeof sh)) goto bad;
+  memcpy(&sh, o->data + eh.e_shoff, sizeof sh);
+  if (n == 0) n = sh.sh_size; /* extended numbering */
+  if (names == SHN_XINDEX) names = sh.sh_link;
+  if (n > (o->size / sizeof sh) || !in_file(o, eh.e_shoff, n * sizeof sh)) goto bad;
+  o->n_secs = (size_t)n;
+  o->secs = xcalloc(o->n_secs + 1, sizeof *o->secs);
+  for (size_t i = 0; i < o->n_secs; i++) {
+    memcpy(&sh, o->data + eh.e_shoff + i * sizeof sh, sizeof sh);
+    o->secs[i] = (elf_sec){NULL, sh.sh_type, sh.sh_link, sh.sh_info, sh.sh_flags, sh.sh_offset, sh.sh_size};
+    if (sh.sh_type != SHT_NOBITS && !in_file(o, sh.sh_offset, sh.sh_size)) goto bad;
+  }
+  for (size_t i = 0; i < o->n_secs; i++) {
+    memcpy(&sh, o->data + eh.e_shoff + i * sizeof sh, sizeof sh);
+    o->secs[i].name = elf_string(o, names, sh.sh_name);
+    if (o->secs[i].name == NULL) goto bad;
+  }
+  /* The symbol table, its extended section indexes, and the relocations against it. */
+  size_t symtab = 0, xindex = 0;
+  for (size_t i = 1; i < o->n_secs; i++) {
+    if (o->secs[i].type == SHT_SYMTAB && symtab == 0) symtab = i;
+  }
+  if (symtab == 0) return 0; /* nothing defined, nothing referenced */
+  for (size_t i = 1; i < o->n_secs; i++) {
+    if (o->secs[i].type == SHT_SYMTAB_SHNDX && o->secs[i].link == symtab) xindex = i;
+  }
+  const elf_sec *st = &o->secs[symtab];
+  o->n_syms = (size_t)(st->size / sizeof(Elf64_Sym));
+  o->syms = xcalloc(o->n_syms + 1, sizeof *o->syms);
+  for (size_t i = 0; i < o->n_syms; i++) {
+    Elf64_Sym s;
+    memcpy(&s, o->data + st->offset + i * sizeof s, sizeof s);
+    elf_sym *y = &o->syms[i];
+    y->name = elf_string(o, st->link, s.st_name);
+    if (y->name == NULL) goto bad;
+    y->value = s.st_value;
+    y->size = s.st_size;
+    y->type = ELF64_ST_TYPE(s.st_info);
+    y->shndx = s.st_shndx;
+    if (s.st_shndx == SHN_XINDEX) {
+      if (xindex == 0 || !in_file(o, o->secs[xindex].offset + i * 4, 4) || (i + 1) * 4 > o->secs[xindex].size)
+        goto bad;
+      memcpy(&y->shndx, o->data + o->secs[xindex].offset + i * 4, 4);
+    }
+  }
+  for (size_t i = 1; i < o->n_secs; i++) {
+    const elf_sec *r = &o->secs[i];
+    int rela = r->type == SHT_RELA;
+    if ((!rela && r->type != SHT_REL) || r->link != symtab || r->info >= o->n_secs) continue;
+    if (!(o->secs[r->info].flags & SHF_ALLOC)) continue; /* debug information */
+    size_t entry = rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
+    size_t count = (size_t)(r->size / entry);
+    o->rels = xrealloc(o->rels, (o->n_rels + count + 1) * sizeof *o->rels);
+    for (size_t k = 0; k < count; k++) {
+      Elf64_Rela e = {0, 0, 0};
+      memcpy(&e, o->data + r->offset + k * entry, entry);
+      uint32_t sym = (uint32_t)ELF64_R_SYM(e.r_info);
+      if (sym >= o->n_syms) goto bad;
+      o->rels[o->n_rels++] = (elf_rel){r->info, sym, e.r_offset, rela ? e.r_addend : 0};
+    }
+  }
+  return 0;
+bad:
+  sb_append(why, "a malformed ELF object");
+  return -1;
+}
+
+static int is_exec(const elf_obj *o, uint32_t sec) {
+  return sec < o->n_secs && (o->secs[sec].flags & SHF_EXECINSTR);
+}
+
+/* The function symbol whose code holds `offset` of section `sec`; -1 if none. */
+static long function_at(const elf_obj *o, uint32_t sec, uint64_t offset, int exact) {
+  for (size_t i = 0; i < o->n_syms; i++) {
+    const elf_sym *y = &o->syms[i];
+    if (y->type != STT_FUNC || y->shndx != sec) continue;
+    if (exact ? y->value == offset : (offset >= y->value && offset - y->value < (y->size ? y->size : 1)))
+      return (long)i;
+  }
+  return -1;
+}
+
+/* ---- the source: its steps, its code without comments and literals ---- */
+
+void step_map_build(step_map *map, const char *text) {
+  memset(map, 0, sizeof *map);
+  sl_init(&map->ids);
+  size_t lines = 1;
+  for (const char *p = text; *p; p++) lines += *p == '\n';
+  map->n_lines = lines;
+  map->step_of_line = xcalloc(lines + 2, sizeof *map->step_of_line);
+  const char *current = NULL;
+  int previous_rule = 0;
+  size_t number = 1;
+  for (const char *line = text; line;) {
+    const char *eol = strchr(line, '\n');
+    size_t n = eol ? (size_t)(eol - line) : strlen(line);
+    if (previous_rule && n > 8 && strncmp(line, "// Step ", 8) == 0) {
+      size_t id = strspn(line + 8, "0123456789abcdefghijklmnopqrstuvwxyz");
+      if (id > 0 && isdigit((unsigned char)line[8]) && line[8 + id] == ':') {
+        sl_push_owned(&map->ids, xstrndup(line + 8, id));
+        current = map->ids.items[map->ids.count - 1];
+      }
+    }
+    previous_rule = n >= 6 && strncmp(line, "// ===", 6) == 0;
+    map->step_of_line[number++] = (char *)current;
+    line = eol ? eol + 1 : NULL;
+  }
+}
+
+const char *step_map_lookup(const step_map *map, int line) {
+  if (line < 1 || (size_t)line > map->n_lines) return NULL;
+  return map->step_of_line[line];
+}
+
+void step_map_free(step_map *map) {
+  free(map->step_of_line);
+  sl_free(&map->ids);
+  memset(map, 0, sizeof *map);
+}
+
+/* The text with comments and the insides of string and character literals turned to spaces
+ * (line breaks kept), so only code is searched. */
+static char *code_only(const char *text) {
+  char *out = xstrdup(text);
+  char *p = out;
+  while (*p) {
+    if (p[0] == '/' && p[1] == '/') {
+      while (*p && *p != '\n') *p++ = ' ';
+    } else if (p[0] == '/' && p[1] == '*') {
+      *p++ = ' ';
+      *p++ = ' ';
+      while (*p && !(p[0] == '*' && p[1] == '/')) {
+        if (*p != '\n') *p = ' ';
+        p++;
+      }
+      if (*p) {
+        *p++ = ' ';
+        *p++ = ' ';
+      }
+    } else if (*p == '"' || *p == '\'') {
+      char quote = *p++;
+      while (*p && *p != quote && *p != '\n') {
+        if (*p == '\\' && p[1] && p[1] != '\n') *p++ = ' ';
+        *p++ = ' ';
+      }
+      if (*p == quote) p++;
+    } else if (isalnum((unsigned char)*p) || *p == '_') {
+      /* A number may hold digit separators (1'000'000); an identifier may prefix a literal. */
+      int number = isdigit((unsigned char)*p);
+      while (isalnum((unsigned char)*p) || *p == '_' || (number && *p == '\'' && isalnum((unsigned char)p[1])))
+        p++;
+    } else {
+      p++;
+    }
+  }
+  return out;
+}
+
+/* ---- one audit ---- */
+
+typedef struct audit_ctx {
+  const audit_config *cfg;
+  const char *object, *source, *compiled, *display;
+  char *source_real;
+  char *code; /* code_only(source text) */
+  elf_obj elf;
+  step_map steps;
+  audit_result *res;
+} audit_ctx;
+
+/* The student's file. Where a function has no line table of its own, addr2line names the
+ * compilation unit, i.e. the CPU backend's rewrite, with the source's line number. */
+static int same_file(audit_ctx *c, const char *path) {
+  if (strcmp(path, c->source) == 0 || (c->compiled && strcmp(path, c->compiled) == 0)) return 1;
+  char *real = real_path(path);
+  int same = real && c->source_real && strcmp(real, c->source_real) == 0;
+  free(real);
+  return same;
+}
+
+/* The line of the source file that the code at `offset` of section `sec` comes from: the
+ * innermost inlined frame in the student's file (addr2line -i), or 0. `elsewhere` (may be
+ * NULL) is set when the code is known to come from another file only (a header's). */
+static int site_line_in(audit_ctx *c, uint32_t sec, uint64_t offset, int *elsewhere) {
+  if (elsewhere) *elsewhere = 0;
+  if (!is_exec(&c->elf, sec)) return 0;
+  char address[32];
+  snprintf(address, sizeof address, "0x%llx", (unsigned long long)offset);
+  char *argv[] = {"addr2line", "-i", "-e", (char *)c->object, "-j", (char *)c->elf.secs[sec].name,
+                  address, NULL};
+  char *text = run_capture(argv, NULL);
+  int found = 0, other = 0;
+  for (char *line = text; line && *line && !found;) {
+    char *eol = strchr(line, '\n');
+    if (eol) *eol = '\0';
+    char *discriminator = strstr(line, " (discriminator");
+    if (discriminator) *discriminator = '\0';
+    char *colon = strrchr(line, ':');
+    if (colon && isdigit((unsigned char)colon[1])) {
+      *colon = '\0';
+      if (same_file(c, line)) found = atoi(colon + 1);
+      else if (strcmp(line, "??") != 0 && atoi(colon + 1) > 0) other = 1;
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+  free(text);
+  if (elsewhere) *elsewhere = !found && other;
+  return found;
+}
+
+static int site_line(audit_ctx *c, uint32_t sec, uint64_t offset) {
+  return site_line_in(c, sec, offset, NULL);
+}
+
+static void finding_add_line(audit_ctx *c, audit_finding *f, int line) {
+  if (line <= 0) return;
+  for (size_t i = 0; i < f->n_lines; i++) if (f->lines[i] == line) return;
+  if (f->n_lines < AUDIT_MAX_LINES) f->lines[f->n_lines++] = line;
+  const char *step = step_map_lookup(&c->steps, line);
+  if (step == NULL) f->every_step = 1;
+  else if (!sl_contains(&f->steps, step)) sl_push(&f->steps, step);
+}
+
+/* Lines where the code names `token` (an identifier), #include lines left out: where a library
+ * is used, when its symbols' references lead to no line of the student's own. */
+static void text_lines(audit_ctx *c, audit_finding *f, const char *token, int prefix) {
+  size_t n = strlen(token);
+  int line = 1, include = 0, line_start = 1;
+  for (const char *p = c->code; *p;) {
+    if (*p == '\n') {
+      line++;
+      include = 0;
+      line_start = 1;
+      p++;
+      continue;
+    }
+    if (line_start && *p == '#') {
+      const char *q = p + 1;
+      while (*q == ' ' || *q == '\t') q++;
+      include = strncmp(q, "include", 7) == 0;
+    }
+    if (!isspace((unsigned char)*p)) line_start = 0;
+    if (isalpha((unsigned char)*p) || *p == '_') {
+      const char *begin = p;
+      while (isalnum((unsigned char)*p) || *p == '_') p++;
+      size_t len = (size_t)(p - begin);
+      if (!include && (prefix ? len >= n : len == n) && strncmp(begin, token, n) == 0)
+        finding_add_line(c, f, line);
+      continue;
+    }
+    p++;
+  }
+}
+
+static void finding_free(audit_finding *f) {
+  free(f->name);
+  free(f->pattern);
+  free(f->what);
+  free(f->file);
+  sl_free(&f->steps);
+  memset(f, 0, sizeof *f);
+}
+
+/* Keeps a finding the rubric does not allow; frees it otherwise. The symbols one pattern
+ * forbids in one file are one finding, named by its shortest name ("forbidden symbol
+ * cub::DeviceReduce::Sum (and 8 more matching cub::*)"), with all their lines. */
+static void finding_keep(audit_ctx *c, audit_finding *f, const char *pattern) {
+  if (f->n_lines == 0) f->every_step = 1;
+  if (allowed_in_steps(c->cfg, f)) {
+    finding_free(f);
+    return;
+  }
+  audit_result *res = c->res;
+  for (size_t i = 0; pattern && i < res->count; i++) {
+    audit_finding *g = &res->findings[i];
+    if (!g->pattern || strcmp(g->pattern, pattern) != 0 || strcmp(g->file, f->file) != 0) continue;
+    g->more++;
+    if (strlen(f->what) < strlen(g->what)) {
+      char *swap = g->what;
+      g->what = f->what;
+      f->what = swap;
+    }
+    for (size_t k = 0; k < f->n_lines; k++) finding_add_line(c, g, f->lines[k]);
+    g->every_step |= f->every_step;
+    finding_free(f);
+    return;
+  }
+  if (pattern) f->pattern = xstrdup(pattern);
+  res->findings = xrealloc(res->findings, (res->count + 1) * sizeof *res->findings);
+  res->findings[res->count++] = *f;
+}
+
+static void finding_start(audit_ctx *c, audit_finding *f, const char *name, char *what) {
+  memset(f, 0, sizeof *f);
+  f->name = xstrdup(name);
+  f->what = what;
+  f->file = xstrdup(c->display);
+  sl_init(&f->steps);
+}
+
+/* ---- forbidden symbols ---- */
+
+typedef struct disasm_line {
+  uint32_t sec;
+  uint64_t offset;
+  char *text; /* "movl $0x1,0xc(%rsp)", white space collapsed */
+} disasm_line;
+
+static void disasm_free(disasm_line *lines, size_t n) {
+  for (size_t i = 0; i < n; i++) free(lines[i].text);
+  free(lines);
+}
+
+/* Instructions from objdump: one section's [begin, end), or, with sec 0, all code. */
+static size_t disassemble(audit_ctx *c, uint32_t sec, uint64_t begin, uint64_t end,
+                          disasm_line **out) {
+  char start[40], stop[40];
+  snprintf(start, sizeof start, "--start-address=0x%llx", (unsigned long long)begin);
+  snprintf(stop, sizeof stop, "--stop-address=0x%llx", (unsigned long long)end);
+  char *one[] = {"objdump", "-d", "--no-show-raw-insn", "-j", (char *)c->elf.secs[sec].name,
+                 start, stop, (char *)c->object, NULL};
+  char *all[] = {"objdump", "-d", "--no-show-raw-insn", (char *)c->object, NULL};
+  char *text = run_capture(sec ? one : all, NULL);
+  size_t n = 0, cursor = 0;
+  uint32_t current = sec;
+  *out = NULL;
+  for (char *line = text; line && *line;) {
+    char *eol = strchr(line, '\n');
+    if (eol) *eol = '\0';
+    char *tab = strchr(line, '\t');
+    char *colon = strchr(line, ':');
+    if (sec == 0 && starts_with(line, "Disassembly of section ") && ends_with(line, ":")) {
+      /* Sections come in header order; names may repeat. */
+      line[strlen(line) - 1] = '\0';
+      current = 0;
+      for (size_t i = cursor + 1; i < c->elf.n_secs && current == 0; i++) {
+        if (is_exec(&c->elf, (uint32_t)i) && strcmp(c->elf.secs[i].name, line + 23) == 0) {
+          current = (uint32_t)i;
+          cursor = i;
+        }
+      }
+    } else if (current && tab && colon && colon < tab && line[0] == ' ') {
+      *out = xrealloc(*out, (n + 1) * sizeof **out);
+      (*out)[n].sec = current;
+      (*out)[n].offset = strtoull(line, NULL, 16);
+      strbuf sb;
+      sb_init(&sb);
+      for (const char *p = tab + 1; *p; p++) {
+        if (!isspace((unsigned char)*p)) sb_append_char(&sb, *p);
+        else if (sb.len && sb.data[sb.len - 1] != ' ') sb_append_char(&sb, ' ');
+      }
+      while (sb.len && sb.data[sb.len - 1] == ' ') sb.data[--sb.len] = '\0';
+      (*out)[n++].text = sb_steal(&sb);
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+  free(text);
+  return n;
+}
+
+/* nvcc gives each __device__ function a host stub that calls exit(1), should host code ever
+ * call it: `int volatile ___ = 1; ::exit(___);`. exit(1) fails the test, so such a stub is no
+ * threat; the check is exact (x86-64: stack, store 1, load it, call, padding) so that no other
+ * call to exit passes as one. */
+static int nvcc_exit_stub(audit_ctx *c, long fn) {
+  if (fn < 0 || c->elf.machine != EM_X86_64) return 0;
+  const elf_sym *f = &c->elf.syms[fn];
+  if (f->size == 0 || f->size > 48) return 0;
+  size_t calls = 0;
+  for (size_t i = 0; i < c->elf.n_rels; i++) {
+    const elf_rel *r = &c->elf.rels[i];
+    if (r->sec != f->shndx || r->offset < f->value || r->offset >= f->value + f->size) continue;
+    if (strcmp(c->elf.syms[r->sym].name, "exit") != 0) return 0;
+    calls++;
+  }
+  if (calls != 1) return 0;
+  disasm_line *ins = NULL;
+  size_t n = disassemble(c, f->shndx, f->value, f->value + f->size, &ins);
+  size_t i = 0;
+  int ok = 1;
+  char slot[64] = "";
+  if (i < n && strcmp(ins[i].text, "endbr64") == 0) i++;
+  if (i < n && (starts_with(ins[i].text, "sub $0x") || starts_with(ins[i].text, "push %r"))) i++;
+  else ok = 0;
+  if (ok && i < n && starts_with(ins[i].text, "movl $0x1,") && strstr(ins[i].text, "(%rsp)") &&
+      strlen(ins[i].text) - 10 < sizeof slot) {
+    strcpy(slot, ins[i].text + 10);
+    i++;
+  } else {
+    ok = 0;
+  }
+  if (ok && i < n && starts_with(ins[i].text, "mov ") && strncmp(ins[i].text + 4, slot, strlen(slot)) == 0 &&
+      strcmp(ins[i].text + 4 + strlen(slot), ",%edi") == 0) i++;
+  else ok = 0;
+  if (ok && i < n && starts_with(ins[i].text, "call ")) i++;
+  else ok = 0;
+  for (; ok && i < n; i++) {
+    const char *t = ins[i].text;
+    ok = starts_with(t, "nop") || starts_with(t, "xchg %ax,%ax") || starts_with(t, "data16") ||
+         starts_with(t, "cs nop") || strcmp(t, "int3") == 0;
+  }
+  disasm_free(ins, n);
+  return ok;
+}
+
+typedef struct site_count {
+  size_t sites;   /* references to the symbol itself */
+  size_t stubs;   /* of them, in nvcc's exit(1) stubs */
+  size_t foreign; /* of them, in code from other files (a header) that no line of the student's reaches */
+} site_count;
+
+/* Adds the lines that reference symbol `sym`: a reference's own line when it is in the
+ * student's file, else the lines that reference the function it sits in (a library's template
+ * calling another), a few levels up. Returns how many lines it found. */
+static size_t symbol_lines(audit_ctx *c, audit_finding *f, uint32_t sym, int depth, char *visited,
+                           site_count *count) {
+  const elf_obj *o = &c->elf;
+  size_t examined = 0, found = 0;
+  for (size_t i = 0; i < o->n_rels && examined < 8; i++) {
+    const elf_rel *r = &o->rels[i];
+    if (r->sym != sym) continue;
+    long fn = function_at(o, r->sec, r->offset, 0);
+    if (depth == 0) {
+      count->sites++;
+      if (strcmp(o->syms[sym].name, "exit") == 0 && nvcc_exit_stub(c, fn)) {
+        count->stubs++;
+        continue;
+      }
+    }
+    examined++;
+    int elsewhere = 0;
+    int line = site_line_in(c, r->sec, r->offset, &elsewhere);
+    size_t above = 0;
+    if (line > 0) {
+      finding_add_line(c, f, line);
+      found++;
+    } else if (fn >= 0 && depth < 4 && !visited[fn]) {
+      visited[fn] = 1;
+      above = symbol_lines(c, f, (uint32_t)fn, depth + 1, visited, count);
+      found += above;
+    }
+    if (depth == 0 && line == 0 && above == 0 && elsewhere) count->foreign++;
+  }
+  return found;
+}
+
+static void audit_symbols(audit_ctx *c) {
+  const elf_obj *o = &c->elf;
+  for (size_t i = 1; i < o->n_syms; i++) {
+    const elf_sym *y = &o->syms[i];
+    if (y->name[0] == '\0' || y->type == STT_SECTION || y->type == STT_FILE) continue;
+    const char *pattern = forbidding_pattern(c->cfg, y->full, y->brief);
+    if (pattern == NULL) continue;
+    audit_finding f;
+    finding_start(c, &f, y->full, xasprintf("forbidden symbol %s", y->brief));
+    char *visited = xcalloc(o->n_syms + 1, 1);
+    site_count count = {0, 0, 0};
+    symbol_lines(c, &f, (uint32_t)i, 0, visited, &count);
+    free(visited);
+    /* Used by no code of the student's: called only by nvcc's stubs, or by a header's code
+     * that nothing of the student's reaches, or defined by a header and never referenced. A
+     * library's header is itself audited (audit_headers). */
+    int unused = 0;
+    if (f.n_lines == 0 && count.sites > 0) {
+      unused = count.stubs + count.foreign == count.sites;
+    } else if (f.n_lines == 0 && y->shndx != SHN_UNDEF) {
+      int elsewhere = 1;
+      if (y->type == STT_FUNC && y->shndx < o->n_secs)
+        finding_add_line(c, &f, site_line_in(c, y->shndx, y->value, &elsewhere));
+      unused = f.n_lines == 0 && (elsewhere || y->type != STT_FUNC);
+    }
+    /* A library's symbol that no line reaches: the lines where the code names the library. */
+    const char *colons = strstr(y->brief, "::");
+    if (f.n_lines == 0 && colons && count.stubs == 0) {
+      char *ns = xstrndup(y->brief, (size_t)(colons - y->brief));
+      text_lines(c, &f, ns, 0);
+      free(ns);
+      if (f.n_lines > 0) unused = 0;
+    }
+    if (unused) {
+      finding_free(&f);
+      continue;
+    }
+    finding_keep(c, &f, pattern);
+  }
+}
+
+/* ---- constructors ---- */
+
+/* Functions the compilers generate to run before main, recognised by name and by what they
+ * call: nvcc's kernel registration, AddressSanitizer's module constructor (CPU backend), and a
+ * translation unit's initialiser that only sets up <iostream>. Anything else the student
+ * wrote: a constructor attribute, a global object with a constructor or destructor. */
+static int is_registration(const elf_sym *f) { return starts_with(f->full, "__sti____cudaRegisterAll"); }
+static int is_sanitizer(const elf_sym *f) {
+  return starts_with(f->name, "_sub_I_00099_") || starts_with(f->name, "_sub_D_00099_") ||
+         strcmp(f->name, "asan.module_ctor") == 0 || strcmp(f->name, "asan.module_dtor") == 0;
+}
+static int is_initialiser(const elf_sym *f) { return starts_with(f->name, "_GLOBAL__sub_I_"); }
+
+/* What such a generated function may refer to: data, the sanitizer, <iostream>'s set-up. */
+static int benign_reference(const audit_ctx *c, const elf_rel *r) {
+  const elf_obj *o = &c->elf;
+  const elf_sym *t = &o->syms[r->sym];
+  int data = t->shndx != SHN_UNDEF && t->shndx < o->n_secs && !is_exec(o, t->shndx);
+  return starts_with(t->name, "__asan_") || t->type == STT_OBJECT || data ||
+         strcmp(t->brief, "std::ios_base::Init::Init") == 0 ||
+         strcmp(t->brief, "std::ios_base::Init::~Init") == 0 || strcmp(t->name, "__cxa_atexit") == 0 ||
+         strcmp(t->name, "atexit") == 0 || strcmp(t->name, "__dso_handle") == 0;
+}
+
+static int in_function(const elf_rel *r, const elf_sym *f) {
+  return r->sec == f->shndx && r->offset >= f->value && r->offset < f->value + f->size;
+}
+
+static int generated_constructor(audit_ctx *c, long fn) {
+  const elf_obj *o = &c->elf;
+  if (fn < 0) return 0;
+  const elf_sym *f = &o->syms[fn];
+  if (is_registration(f)) return 1; /* the student's own would collide with nvcc's in this file */
+  if (!is_sanitizer(f) && !is_initialiser(f)) return 0;
+  for (size_t i = 0; i < o->n_rels; i++) {
+    if (in_function(&o->rels[i], f) && !benign_reference(c, &o->rels[i])) return 0;
+  }
+  return 1;
+}
+
+static int init_section(const elf_sec *s) {
+  return s->type == SHT_INIT_ARRAY || s->type == SHT_FINI_ARRAY || s->type == SHT_PREINIT_ARRAY ||
+         starts_with(s->name, ".init_array") || starts_with(s->name, ".fini_array") ||
+         starts_with(s->name, ".preinit_array") || starts_with(s->name, ".ctors") ||
+         starts_with(s->name, ".dtors");
+}
+
+static void audit_constructors(audit_ctx *c) {
+  const elf_obj *o = &c->elf;
+  if (forbidding_pattern(c->cfg, "constructor", "constructor") == NULL) return;
+  for (size_t i = 0; i < o->n_rels; i++) {
+    const elf_rel *r = &o->rels[i];
+    const elf_sec *s = &o->secs[r->sec];
+    if (!init_section(s)) continue;
+    const elf_sym *t = &o->syms[r->sym];
+    long fn = t->type == STT_SECTION ? function_at(o, t->shndx, (uint64_t)r->addend, 1)
+              : t->type == STT_FUNC   ? (long)r->sym
+                                      : -1;
+    if (generated_constructor(c, fn)) continue;
+    int destructor = strstr(s->name, "fini") != NULL || strstr(s->name, "dtors") != NULL;
+    const char *when = destructor ? "after" : "before";
+    char *what;
+    const elf_sym *y = fn >= 0 ? &o->syms[fn] : NULL;
+    const elf_rel *first_bad = NULL;
+    for (size_t k = 0; y && k < o->n_rels && !first_bad; k++) {
+      if (in_function(&o->rels[k], y) && !benign_reference(c, &o->rels[k])) first_bad = &o->rels[k];
+    }
+    if (y && (is_initialiser(y) || is_sanitizer(y)) && first_bad) {
+      what = xasprintf("constructor: a global object's initialiser calls %s (it runs %s the tests)",
+                       o->syms[first_bad->sym].brief, when);
+    } else {
+      what = xasprintf("%s %s (it runs %s the tests)", destructor ? "destructor" : "constructor",
+                       y ? y->full : t->type == STT_SECTION ? "?" : t->full, when);
+    }
+    audit_finding f;
+    finding_start(c, &f, "constructor", what);
+    if (y && (is_initialiser(y) || is_sanitizer(y))) {
+      /* A global's initialiser: the lines of what it should not call. */
+      for (size_t k = 0; k < o->n_rels; k++) {
+        if (in_function(&o->rels[k], y) && !benign_reference(c, &o->rels[k]))
+          finding_add_line(c, &f, site_line(c, o->rels[k].sec, o->rels[k].offset));
+      }
+    } else if (y) {
+      finding_add_line(c, &f, site_line(c, y->shndx, y->value));
+    }
+    finding_keep(c, &f, NULL);
+  }
+  /* Code placed in the .init or .fini section runs with the program's own start-up. */
+  for (size_t i = 1; i < o->n_secs; i++) {
+    if (strcmp(o->secs[i].name, ".init") != 0 && strcmp(o->secs[i].name, ".fini") != 0) continue;
+    audit_finding f;
+    finding_start(c, &f, "constructor", xasprintf("code in the %s section", o->secs[i].name));
+    finding_add_line(c, &f, site_line(c, (uint32_t)i, 0));
+    finding_keep(c, &f, NULL);
+  }
+}
+
+/* ---- inline assembly, and libraries included ---- */
+
+static void audit_assembly(audit_ctx *c) {
+  if (forbidding_pattern(c->cfg, "asm", "asm") == NULL) return;
+  audit_finding f;
+  finding_start(c, &f, "asm", xstrdup("inline assembly"));
+  text_lines(c, &f, "asm", 0);
+  text_lines(c, &f, "__asm", 0);
+  text_lines(c, &f, "__asm__", 0);
+  if (f.n_lines > 0) finding_keep(c, &f, NULL);
+  else finding_free(&f);
+  /* A system call needs no library function: look for the instruction itself. */
+  disasm_line *ins = NULL;
+  size_t n = disassemble(c, 0, 0, 0, &ins);
+  for (size_t i = 0; i < n; i++) {
+    const char *t = ins[i].text;
+    if (strcmp(t, "syscall") != 0 && strcmp(t, "sysenter") != 0 && strcmp(t, "int $0x80") != 0 &&
+        !starts_with(t, "svc "))
+      continue;
+    finding_start(c, &f, "asm", xasprintf("system call instruction '%s'", t));
+    finding_add_line(c, &f, site_line(c, ins[i].sec, ins[i].offset));
+    finding_keep(c, &f, NULL);
+  }
+  disasm_free(ins, n);
+}
+
+/* "#line 1 \"/usr/include/stdio.h\"" would make the line tables place the student's code in
+ * a header, where the audit neither finds its lines nor counts its calls. */
+static void audit_line_directives(audit_ctx *c) {
+  if (forbidding_pattern(c->cfg, "line-directive", "line-directive") == NULL) return;
+  audit_finding f;
+  finding_start(c, &f, "line-directive", xstrdup("a #line directive"));
+  int line = 1, start = 1;
+  for (const char *p = c->code; *p; p++) {
+    if (*p == '\n') {
+      line++;
+      start = 1;
+    } else if (start && *p == '#') {
+      const char *q = p + 1;
+      while (*q == ' ' || *q == '\t') q++;
+      if (strncmp(q, "line", 4) == 0 || isdigit((unsigned char)*q)) finding_add_line(c, &f, line);
+      start = 0;
+    } else if (!isspace((unsigned char)*p)) {
+      start = 0;
+    }
+  }
+  if (f.n_lines > 0) finding_keep(c, &f, NULL);
+  else finding_free(&f);
+}
+
+/* Headers that bring a library: the compiler's dependency file beside the object (written by
+ * the Makefile generators; Ninja keeps its own and removes it) lists every header included,
+ * however the #include was spelled. Device code that uses CUB leaves no host symbol. */
+static void audit_headers(audit_ctx *c) {
+  static const struct {
+    const char *dir, *ns, *token;
+    int prefix;
+  } libs[] = {{"/cub/", "cub::", "cub", 0},
+              {"/thrust/", "thrust::", "thrust", 0},
+              {"/cutlass/", "cutlass::", "cutlass", 0},
+              {"/cute/", "cute::", "cute", 0},
+              {"/cublas", "cublas", "cublas", 1}};
+  enum { N = sizeof libs / sizeof libs[0] };
+  char *path = xasprintf("%s.d", c->object);
+  char *deps = read_file(path, NULL);
+  free(path);
+  if (deps == NULL) return;
+  audit_finding found[N];
+  int have[N] = {0}, named = 0;
+  for (size_t l = 0; l < N; l++) {
+    const char *hit = strstr(deps, libs[l].dir);
+    if (hit == NULL || forbidding_pattern(c->cfg, libs[l].ns, libs[l].ns) == NULL) continue;
+    char *header = xstrndup(hit + 1, strcspn(hit + 1, " \t\n\\:"));
+    finding_start(c, &found[l], libs[l].ns, xasprintf("forbidden header %s", header));
+    free(header);
+    text_lines(c, &found[l], libs[l].token, libs[l].prefix);
+    have[l] = 1;
+    named |= found[l].n_lines > 0;
+  }
+  /* One library's headers include another's (CUB includes Thrust's): a library the code never
+   * names counts only when the code names none. */
+  for (size_t l = 0; l < N; l++) {
+    if (!have[l]) continue;
+    if (found[l].n_lines == 0 && named) finding_free(&found[l]);
+    else finding_keep(c, &found[l], NULL);
+  }
+  free(deps);
+}
+
+/* ---- entry points ---- */
+
+void audit_result_init(audit_result *res) {
+  memset(res, 0, sizeof *res);
+  sl_init(&res->audited);
+  sl_init(&res->problems);
+}
+
+void audit_result_free(audit_result *res) {
+  for (size_t i = 0; i < res->count; i++) finding_free(&res->findings[i]);
+  free(res->findings);
+  sl_free(&res->audited);
+  sl_free(&res->problems);
+  memset(res, 0, sizeof *res);
+}
+
+void audit_object(const audit_config *cfg, const char *object, const char *source,
+                  const char *compiled, const char *display, audit_result *res) {
+  audit_ctx c;
+  memset(&c, 0, sizeof c);
+  c.cfg = cfg;
+  c.object = object;
+  c.source = source;
+  c.compiled = compiled;
+  c.display = display;
+  c.res = res;
+  char *text = read_file(source, NULL);
+  if (text == NULL) {
+    sl_push_owned(&res->problems, xasprintf("cannot read %s", source));
+    return;
+  }
+  c.source_real = real_path(source);
+  c.code = code_only(text);
+  step_map_build(&c.steps, text);
+  free(text);
+  sl_push(&res->audited, display);
+  strbuf why;
+  sb_init(&why);
+  if (elf_load(&c.elf, object, &why) != 0) {
+    /* What the student's file compiled to cannot be checked: that counts against it. */
+    audit_finding f;
+    finding_start(&c, &f, "object", xasprintf("an object the audit cannot read (%s)", why.data));
+      finding_keep(&c, &f, NULL);
+  } else {
+    if (!demangle_all(&c.elf))
+      sl_push_owned(&res->problems, xasprintf("c++filt failed: the symbols of %s were matched "
+                                              "by their mangled names", display));
+    audit_symbols(&c);
+    audit_constructors(&c);
+    audit_assembly(&c);
+    audit_line_directives(&c);
+    audit_headers(&c);
+  }
+  sb_free(&why);
+  elf_free(&c.elf);
+  step_map_free(&c.steps);
+  free(c.code);
+  free(c.source_real);
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+void audit_lab(const audit_config *cfg, const char *build_dir, const char *source_dir,
+               const char *lab, audit_result *res) {
+  char *name = xasprintf("gpulabs-audit/%s.txt", lab);
+  char *path = path_join(build_dir, name);
+  free(name);
+  char *text = read_file(path, NULL);
+  if (text == NULL) {
+    sl_push_owned(&res->problems, xasprintf("not audited: the build tree has no %s (configure "
+                                            "it again with this course's CMake files)", path));
+    free(path);
+    return;
+  }
+  free(path);
+  /* "exercise <tab> <the student's file> <tab> <the source compiled for it>", then
+   * "object <tab> <path>" for each object of lab_<lab>. */
+  strlist exercises, compiled, objects;
+  sl_init(&exercises);
+  sl_init(&compiled);
+  sl_init(&objects);
+  for (char *line = text; line && *line;) {
+    char *eol = strchr(line, '\n');
+    if (eol) *eol = '\0';
+    char *tab = strchr(line, '\t');
+    if (tab && starts_with(line, "exercise\t") && strchr(tab + 1, '\t')) {
+      char *second = strchr(tab + 1, '\t');
+      sl_push_owned(&exercises, xstrndup(tab + 1, (size_t)(second - tab - 1)));
+      sl_push(&compiled, second + 1);
+    } else if (tab && starts_with(line, "object\t")) {
+      sl_push(&objects, tab + 1);
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+  free(text);
+  char *prefix = xasprintf("%s/", source_dir);
+  for (size_t i = 0; i < exercises.count; i++) {
+    /* CMake names an object after its source: reduction.cu -> .../reduction.cu.o */
+    char *wanted = xasprintf("%s.o", base_name(compiled.items[i]));
+    const char *object = NULL;
+    for (size_t k = 0; k < objects.count && !object; k++) {
+      if (strcmp(base_name(objects.items[k]), wanted) == 0) object = objects.items[k];
+    }
+    const char *source = exercises.items[i];
+    const char *display = starts_with(source, prefix) ? source + strlen(prefix) : source;
+    if (object == NULL || !file_exists(object)) {
+      sl_push_owned(&res->problems, xasprintf("not audited: %s has no object file %s", display,
+                                              object ? object : wanted));
+    } else {
+      audit_object(cfg, object, source, compiled.items[i], display, res);
+    }
+    free(wanted);
+  }
+  free(prefix);
+  sl_free(&exercises);
+  sl_free(&compiled);
+  sl_free(&objects);
+}
+
+char *audit_finding_text(const audit_finding *f) {
+  strbuf sb;
+  sb_init(&sb);
+  sb_append(&sb, f->what);
+  if (f->more > 0) sb_printf(&sb, " (and %zu more matching %s)", f->more, f->pattern);
+  sb_printf(&sb, " in %s", f->file);
+  if (f->n_lines > 0) {
+    sb_printf(&sb, " line%s ", f->n_lines > 1 ? "s" : "");
+    for (size_t i = 0; i < f->n_lines; i++) sb_printf(&sb, "%s%d", i ? ", " : "", f->lines[i]);
+  }
+  if (f->every_step) {
+    sb_append(&sb, f->n_lines > 0 ? " (outside the steps: it counts for every step)"
+                                  : " (line unknown: it counts for every step)");
+  } else if (f->steps.count > 0) {
+    sb_printf(&sb, " (step%s ", f->steps.count > 1 ? "s" : "");
+    for (size_t i = 0; i < f->steps.count; i++) sb_printf(&sb, "%s%s", i ? ", " : "", f->steps.items[i]);
+    sb_append(&sb, ")");
+  }
+  return sb_steal(&sb);
+}
+
+/* ---- costs ---- */
+
+static int item_in_step(const rubric_item *item, const char *step) {
+  size_t n = strlen(step);
+  return strncmp(item->id, step, n) == 0 && item->id[n] == '-';
+}
+
+void audit_apply(const audit_config *cfg, lab_result *lab) {
+  const audit_result *res = &lab->audit;
+  if (cfg->cost == 0 || res->count == 0) return;
+  char *hit = xcalloc(lab->n_items + 1, 1); /* items already charged by an earlier finding */
+  for (size_t i = 0; i < res->count; i++) {
+    const audit_finding *f = &res->findings[i];
+    char *lose = xcalloc(lab->n_items + 1, 1);
+    for (size_t k = 0; k < lab->n_items; k++) {
+      const rubric_item *item = lab->items[k].item;
+      int step = item->kind == ITEM_STEP;
+      lose[k] = (cfg->cost & AUDIT_COST_LAB) || (!step && (cfg->cost & AUDIT_COST_PERF));
+      if (step && (cfg->cost & AUDIT_COST_STEP)) {
+        if (f->every_step) lose[k] = 1;
+        for (size_t s = 0; s < f->steps.count && !lose[k]; s++) lose[k] = item_in_step(item, f->steps.items[s]);
+      }
+    }
+    strbuf ids;
+    sb_init(&ids);
+    size_t n = 0, total = 0;
+    for (size_t k = 0; k < lab->n_items; k++) total += lose[k];
+    for (size_t k = 0; k < lab->n_items; k++) {
+      if (!lose[k]) continue;
+      n++;
+      sb_printf(&ids, "%s%s", n == 1 ? "" : n == total ? " and " : ", ", lab->items[k].item->id);
+    }
+    char *text = audit_finding_text(f);
+    char *reason = xasprintf("%s: %s earn%s nothing", text, ids.data, total == 1 ? "s" : "");
+    for (size_t k = 0; k < lab->n_items; k++) {
+      if (!lose[k]) continue;
+      item_result *item = &lab->items[k];
+      if (!hit[k]) {
+        char *detail = xasprintf("The audit of the compiled exercise file: %s.\n\n%s", reason,
+                                 item->detail ? item->detail : "");
+        free(item->detail);
+        item->detail = detail;
+        /* What the tests found stays in the reason, after the audit's. */
+        int tested = item->state == ITEM_FAILED || item->state == ITEM_PARTIAL;
+        char *both = item->reason && tested ? xasprintf("%s (and before the audit: %s)", reason, item->reason)
+                                  : xstrdup(reason);
+        free(item->reason);
+        item->reason = both;
+        item->state = ITEM_FAILED;
+        item->score = 0;
+        hit[k] = 1;
+      } else {
+        char *detail = xasprintf("The audit also found: %s.\n%s", text, item->detail);
+        free(item->detail);
+        item->detail = detail;
+      }
+    }
+    free(reason);
+    free(text);
+    sb_free(&ids);
+    free(lose);
+  }
+  free(hit);
+}

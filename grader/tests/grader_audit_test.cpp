@@ -1,0 +1,547 @@
+// Tests of the static audit (grader/src/audit.c): the rubric's audit lines, the step banners,
+// symbol names, and audits of small object files compiled here with the host compiler (and
+// with nvcc, where it is installed: compiled only, never run). Nothing binary is checked in.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gltest.h"
+
+extern "C" {
+#include "audit.h"
+#include "grade.h"
+#include "report.h"
+#include "rubric.h"
+}
+
+namespace {
+
+std::string ReadText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteText(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// The rubric lines `text` parsed into a config; the parser's messages in `errors`.
+struct Config {
+  rubric r;
+  int rc;
+  std::string errors;
+  explicit Config(const std::string &text) {
+    rubric_init(&r, "reduction");
+    strbuf sb;
+    sb_init(&sb);
+    rc = rubric_parse(&r, text.c_str(), "reduction.rubric", &sb);
+    errors = sb.data;
+    sb_free(&sb);
+  }
+  ~Config() { rubric_free(&r); }
+  Config(const Config &) = delete;
+  Config &operator=(const Config &) = delete;
+};
+
+std::vector<std::string> Texts(const audit_result &res) {
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < res.count; i++) {
+    char *text = audit_finding_text(&res.findings[i]);
+    texts.push_back(text);
+    free(text);
+  }
+  return texts;
+}
+
+std::string Joined(const std::vector<std::string> &texts) {
+  std::string all;
+  for (const std::string &t : texts) all += t + "\n";
+  return all;
+}
+
+// A folder for one test's sources and objects, removed afterwards.
+class AuditTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/grader-audit-test-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Writes `source` as dir/name and compiles it with `compiler` and `flags` into dir/name.o
+  // (and its dependency file dir/name.o.d, as CMake's Makefiles have it). Returns the
+  // compiler's exit status.
+  int Compile(const std::string &compiler, const std::string &name, const std::string &source,
+              const std::string &flags) {
+    WriteText(dir_ + "/" + name, source);
+    std::string object = dir_ + "/" + name + ".o";
+    std::string command = "'" + compiler + "' " + flags + " -MD -MF '" + object + ".d' -c '" +
+                          dir_ + "/" + name + "' -o '" + object + "' >'" + dir_ + "/cc.log' 2>&1";
+    int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string CompileLog() { return ReadText(dir_ + "/cc.log"); }
+
+  // Audits dir/name.o under the rubric `text`; the findings as report lines.
+  std::vector<std::string> Audit(const std::string &name, const std::string &rubric_text = "") {
+    Config config(rubric_text);
+    EXPECT_EQ(config.rc, 0) << config.errors;
+    audit_result res;
+    audit_result_init(&res);
+    std::string source = dir_ + "/" + name;
+    audit_object(&config.r.audit, (source + ".o").c_str(), source.c_str(), nullptr, name.c_str(),
+                 &res);
+    std::vector<std::string> texts = Texts(res);
+    for (size_t i = 0; i < res.problems.count; i++) ADD_FAILURE() << res.problems.items[i];
+    audit_result_free(&res);
+    return texts;
+  }
+
+  std::string dir_;
+};
+
+const char *const kCxx = GRADER_TEST_CXX;
+
+// Step banners as the labs write them, and the code of each step.
+const char *kClean =
+    "#include <cassert>\n"
+    "#include <cstdio>\n"
+    "#include <cstdlib>\n"
+    "#include <iostream>\n"
+    "// The lab: a clean file. \"// Step 9: in a comment\" is no banner, nor is a string:\n"
+    "static const char *kText = \"asm exit cub::\";\n"
+    "// =====================\n"
+    "// Step 1: printing and asserting\n"
+    "// =====================\n"
+    "// Step 1's helper (not a banner: no rule above it)\n"
+    "int step1(int x) {\n"
+    "  assert(x >= 0);\n"
+    "  std::printf(\"%d %s\\n\", x, kText);\n"
+    "  if (x > 1000) abort();\n"
+    "  std::cout << x << std::endl;\n"
+    "  void *p = std::malloc(16);\n"
+    "  std::free(p);\n"
+    "  static int calls = 0;  // a static local, set on first use\n"
+    "  return ++calls + x;\n"
+    "}\n";
+
+const char *kHostile =
+    "#include <fcntl.h>\n"
+    "#include <unistd.h>\n"
+    "#include <vector>\n"
+    "#define LEAVE(code) _exit(code)\n"
+    "// =====================\n"
+    "// Step 1: fine\n"
+    "// =====================\n"
+    "int step1(int x) { return x + 1; }\n"
+    "// =====================\n"
+    "// Step 2: leaves early, through a macro\n"
+    "// =====================\n"
+    "int step2(int x) {\n"
+    "  if (x == 42) LEAVE(0);\n"
+    "  return x;\n"
+    "}\n"
+    "// =====================\n"
+    "// Step 3: code before main\n"
+    "// =====================\n"
+    "__attribute__((constructor)) static void early() { (void)open(\"/tmp/x\", O_WRONLY); }\n"
+    "static std::vector<int> cache;\n"
+    "int step3(int x) { cache.push_back(x); return (int)cache.size(); }\n"
+    "// =====================\n"
+    "// Step 4a: a system call of its own\n"
+    "// =====================\n"
+    "long step4a(long n) {\n"
+    "  long r;\n"
+    "  __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\");\n"
+    "  return r;\n"
+    "}\n";
+
+bool Has(const std::vector<std::string> &texts, const std::string &text) {
+  for (const std::string &t : texts) {
+    if (t.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(GraderAudit, RubricLinesConfigureIt) {
+  Config c(
+      "audit forbid printf puts*\n"
+      "audit allow cub::* cub/* step=8\n"
+      "audit allow cudaStreamCreate*\n"
+      "audit cost lab\n"
+      "uses scan fallback=student\n"
+      "uses radix_sort\n");
+  ASSERT_EQ(c.rc, 0) << c.errors;
+  ASSERT_EQ(c.r.audit.forbid.count, 2u);
+  EXPECT_STREQ(c.r.audit.forbid.items[1], "puts*");
+  ASSERT_EQ(c.r.audit.n_allow, 3u);
+  EXPECT_STREQ(c.r.audit.allow[1].pattern, "cub/*");
+  EXPECT_STREQ(c.r.audit.allow[1].step, "8");
+  EXPECT_EQ(c.r.audit.allow[2].step, nullptr);
+  EXPECT_EQ(c.r.audit.cost, AUDIT_COST_LAB);
+  ASSERT_EQ(c.r.n_uses, 2u);
+  EXPECT_STREQ(c.r.uses[0].lab, "scan");
+  EXPECT_EQ(c.r.uses[0].reference, 0);
+  EXPECT_EQ(c.r.uses[1].reference, 1) << "fallback=reference is the default";
+
+  Config defaults("");
+  EXPECT_EQ(defaults.r.audit.cost, AUDIT_COST_STEP | AUDIT_COST_PERF);
+  Config costs("audit cost step+perf\n");
+  EXPECT_EQ(costs.r.audit.cost, AUDIT_COST_STEP | AUDIT_COST_PERF);
+  Config none("audit cost none\n");
+  EXPECT_EQ(none.r.audit.cost, 0);
+}
+
+TEST(GraderAudit, BadRubricLinesAreErrors) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"audit\n", "an audit line is"},
+      {"audit ban exit\n", "an audit line is"},
+      {"audit forbid\n", "audit forbid names at least one pattern"},
+      {"audit forbid exit step=2\n", "unexpected 'step=2'"},
+      {"audit allow exit step=2 step=3\n", "unexpected 'step=3'"},
+      {"audit cost everything\n", "audit cost takes one of"},
+      {"audit cost step perf\n", "audit cost takes one of"},
+      {"uses\n", "a uses line is"},
+      {"uses scan fallback=maybe\n", "a uses line is"},
+      {"uses scan\nuses scan\n", "once per lab"},
+      {"uses ../scan\n", "a uses line is"},
+  };
+  for (const auto &c : cases) {
+    Config config(c.first);
+    EXPECT_EQ(config.rc, -1) << c.first;
+    EXPECT_NE(config.errors.find(c.second), std::string::npos) << c.first << ": " << config.errors;
+    EXPECT_NE(config.errors.find("reduction.rubric:"), std::string::npos) << config.errors;
+  }
+}
+
+TEST(GraderAudit, StepBannersNeedTheRuleAbove) {
+  step_map map;
+  step_map_build(&map,
+                 "// intro\n"                   // 1
+                 "// Step 1: no rule above\n"   // 2
+                 "// ===========\n"             // 3
+                 "// Step 1: first\n"           // 4
+                 "int a;\n"                     // 5
+                 "// Step 1's kernel:\n"        // 6
+                 "// ===========\n"             // 7
+                 "// Step 4a: sub-step\n"       // 8
+                 "int b;\n"                     // 9
+                 "// ===\n"                     // 10
+                 "// Steps 5-6: not a banner\n" // 11
+                 "int c;\n");                   // 12
+  EXPECT_EQ(step_map_lookup(&map, 1), nullptr);
+  EXPECT_EQ(step_map_lookup(&map, 2), nullptr);
+  EXPECT_STREQ(step_map_lookup(&map, 4), "1");
+  EXPECT_STREQ(step_map_lookup(&map, 6), "1");
+  EXPECT_STREQ(step_map_lookup(&map, 9), "4a");
+  EXPECT_STREQ(step_map_lookup(&map, 12), "4a");
+  EXPECT_EQ(step_map_lookup(&map, 0), nullptr);
+  EXPECT_EQ(step_map_lookup(&map, 99), nullptr);
+  step_map_free(&map);
+}
+
+TEST(GraderAudit, ShortNamesDropWhatAReportNeedsNot) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"cudaError cub::CUB_300001_SM_900::DeviceReduce::Sum<int*, long*, int>(void*, unsigned "
+       "long&, int*, long*, int, CUstream_st*) [clone .isra.0]",
+       "cub::DeviceReduce::Sum"},
+      {"void thrust::THRUST_200200_800_NS::sort<int*>(int*, int*)", "thrust::sort"},
+      {"std::ios_base::Init::Init()", "std::ios_base::Init::Init"},
+      {"foo::bar(int) const", "foo::bar"},
+      {"guard variable for cub::CUB_300001_SM_900::DeviceCountCachedValue()::count",
+       "cub::DeviceCountCachedValue::count"},
+      {"cuda::std::__4::plus<void>::operator", "cuda::std::plus::operator"},
+      {"exit", "exit"},
+  };
+  for (const auto &c : cases) {
+    char *brief = audit_short_name(c.first);
+    EXPECT_STREQ(brief, c.second) << c.first;
+    free(brief);
+  }
+}
+
+TEST_F(AuditTest, CleanCodePassesInEveryBuild) {
+  ASSERT_EQ(Compile(kCxx, "clean.cpp", kClean, "-O2 -g"), 0) << CompileLog();
+  EXPECT_EQ(Joined(Audit("clean.cpp")), "");
+  // The CPU backend builds with AddressSanitizer, whose module constructor is the compiler's.
+  if (Compile(kCxx, "clean.cpp", kClean, "-O2 -g -fsanitize=address") == 0) {
+    EXPECT_EQ(Joined(Audit("clean.cpp")), "");
+  }
+  ASSERT_EQ(Compile(kCxx, "clean.cpp", kClean, "-O0 -g"), 0) << CompileLog();
+  EXPECT_EQ(Joined(Audit("clean.cpp")), "");
+}
+
+TEST_F(AuditTest, FindsCallsConstructorsAndAssemblyWithTheirLineAndStep) {
+  ASSERT_EQ(Compile(kCxx, "hostile.cpp", kHostile, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("hostile.cpp");
+  std::string all = Joined(found);
+  // A macro hides the call from the text, not from the object.
+  EXPECT_TRUE(Has(found, "forbidden symbol _exit in hostile.cpp line 13 (step 2)")) << all;
+  EXPECT_TRUE(Has(found, "forbidden symbol open in hostile.cpp line 19 (step 3)")) << all;
+  EXPECT_TRUE(Has(found, "constructor early() (it runs before the tests) in hostile.cpp line 19 "
+                         "(step 3)"))
+      << all;
+  EXPECT_TRUE(Has(found, "constructor: a global object's initialiser calls std::vector::~vector "
+                         "(it runs before the tests) in hostile.cpp line 20 (step 3)"))
+      << all;
+  EXPECT_TRUE(Has(found, "inline assembly in hostile.cpp line 27 (step 4a)")) << all;
+#if defined(__x86_64__)
+  EXPECT_TRUE(Has(found, "system call instruction 'syscall' in hostile.cpp line 27 (step 4a)")) << all;
+#endif
+  EXPECT_FALSE(Has(found, "step 1)")) << all;
+}
+
+TEST_F(AuditTest, TheRubricAllowsForOneStepOrEverywhere) {
+  ASSERT_EQ(Compile(kCxx, "hostile.cpp", kHostile, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("hostile.cpp",
+                                         "audit allow _exit step=2\n"
+                                         "audit allow open\n"
+                                         "audit allow asm step=3\n");
+  std::string all = Joined(found);
+  EXPECT_FALSE(Has(found, "_exit")) << all;
+  EXPECT_FALSE(Has(found, "symbol open")) << all;
+  EXPECT_TRUE(Has(found, "inline assembly in hostile.cpp line 27 (step 4a)"))
+      << "allowed in step 3 only: " << all;
+  EXPECT_TRUE(Has(found, "constructor early()")) << all;
+
+  found = Audit("hostile.cpp", "audit allow _exit step=3\naudit allow constructor asm\n");
+  all = Joined(found);
+  EXPECT_TRUE(Has(found, "forbidden symbol _exit in hostile.cpp line 13 (step 2)")) << all;
+  EXPECT_FALSE(Has(found, "constructor")) << all;
+  EXPECT_FALSE(Has(found, "assembly")) << all;
+  EXPECT_FALSE(Has(found, "system call")) << all;
+}
+
+TEST_F(AuditTest, ARubricForbidsMoreAndWithoutLinesEveryStepCounts) {
+  ASSERT_EQ(Compile(kCxx, "clean.cpp", kClean, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("clean.cpp", "audit forbid printf abort\n");
+  EXPECT_TRUE(Has(found, "forbidden symbol printf in clean.cpp line 13 (step 1)")) << Joined(found);
+  EXPECT_TRUE(Has(found, "forbidden symbol abort in clean.cpp line 14 (step 1)")) << Joined(found);
+  // Without line tables the line is unknown, and the finding counts for every step.
+  ASSERT_EQ(Compile(kCxx, "hostile.cpp", kHostile, "-O2"), 0) << CompileLog();
+  found = Audit("hostile.cpp");
+  EXPECT_TRUE(Has(found, "forbidden symbol _exit in hostile.cpp (line unknown: it counts for "
+                         "every step)"))
+      << Joined(found);
+}
+
+TEST_F(AuditTest, ALineDirectiveCannotHideCodeInAHeader) {
+  const char *source =
+      "#include <unistd.h>\n"
+      "// =====================\n"
+      "// Step 2: pretends to be stdio.h\n"
+      "// =====================\n"
+      "#line 1 \"/usr/include/stdio.h\"\n"
+      "int step2(int x) { if (x == 42) _exit(0); return x; }\n";
+  ASSERT_EQ(Compile(kCxx, "line.cpp", source, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("line.cpp");
+  EXPECT_TRUE(Has(found, "a #line directive in line.cpp line 5 (step 2)")) << Joined(found);
+  EXPECT_TRUE(Audit("line.cpp", "audit allow line-directive\n").empty() ||
+              !Has(Audit("line.cpp", "audit allow line-directive\n"), "#line"));
+}
+
+// The CPU backend compiles a rewrite of the student's .cu that starts with #line 1 "<the .cu>":
+// findings carry the .cu's lines, also where addr2line names the rewrite (a constructor in
+// .text.startup has no line table of its own there).
+TEST_F(AuditTest, TheCpuBackendsRewriteKeepsTheSourcesLines) {
+  std::string source = std::string(kHostile) +
+                       "static volatile int flag;\n"
+                       "__attribute__((constructor)) static void later(void) { flag = 1; }\n";
+  WriteText(dir_ + "/lab.cu", source);
+  ASSERT_EQ(Compile(kCxx, "lab.cu.cpp", "#include <cstdio>\n#line 1 \"" + dir_ + "/lab.cu\"\n" + source,
+                    "-O2 -g"),
+            0)
+      << CompileLog();
+  ASSERT_EQ(mkdir((dir_ + "/build").c_str(), 0777), 0);
+  ASSERT_EQ(mkdir((dir_ + "/build/gpulabs-audit").c_str(), 0777), 0);
+  WriteText(dir_ + "/build/gpulabs-audit/reduction.txt",
+            "exercise\t" + dir_ + "/lab.cu\t" + dir_ + "/lab.cu.cpp\nobject\t" + dir_ + "/lab.cu.cpp.o\n");
+  Config config("");
+  audit_result res;
+  audit_result_init(&res);
+  audit_lab(&config.r.audit, (dir_ + "/build").c_str(), dir_.c_str(), "reduction", &res);
+  std::vector<std::string> found = Texts(res);
+  EXPECT_TRUE(Has(found, "forbidden symbol _exit in lab.cu line 13 (step 2)")) << Joined(found);
+  EXPECT_TRUE(Has(found, "constructor later() (it runs before the tests) in lab.cu line 31 (step 4a)"))
+      << Joined(found);
+  EXPECT_FALSE(Has(found, "#line")) << "the rewrite's own #line is not the student's";
+  audit_result_free(&res);
+}
+
+TEST_F(AuditTest, AnObjectItCannotReadCountsAgainstIt) {
+  WriteText(dir_ + "/broken.cpp", "int x;\n");
+  WriteText(dir_ + "/broken.cpp.o", "not an object");
+  std::vector<std::string> found = Audit("broken.cpp");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], "an object the audit cannot read (not a 64-bit little-endian ELF object) in "
+                      "broken.cpp (line unknown: it counts for every step)");
+}
+
+TEST_F(AuditTest, TheBuildTreesListNamesTheFilesAndObjects) {
+  ASSERT_EQ(Compile(kCxx, "hostile.cpp", kHostile, "-O2 -g"), 0) << CompileLog();
+  ASSERT_EQ(mkdir((dir_ + "/build").c_str(), 0777), 0);
+  ASSERT_EQ(mkdir((dir_ + "/build/gpulabs-audit").c_str(), 0777), 0);
+  WriteText(dir_ + "/build/gpulabs-audit/reduction.txt",
+            "exercise\t" + dir_ + "/hostile.cpp\t" + dir_ + "/hostile.cpp\n"
+            "object\t" + dir_ + "/hostile.cpp.o\n"
+            "object\t" + dir_ + "/given.cpp.o\n");
+  Config config("");
+  audit_result res;
+  audit_result_init(&res);
+  audit_lab(&config.r.audit, (dir_ + "/build").c_str(), dir_.c_str(), "reduction", &res);
+  EXPECT_EQ(res.problems.count, 0u);
+  ASSERT_EQ(res.audited.count, 1u);
+  EXPECT_STREQ(res.audited.items[0], "hostile.cpp") << "named relative to the course";
+  EXPECT_TRUE(Has(Texts(res), "forbidden symbol _exit in hostile.cpp line 13 (step 2)"));
+  audit_lab(&config.r.audit, (dir_ + "/build").c_str(), dir_.c_str(), "scan", &res);
+  ASSERT_EQ(res.problems.count, 1u);
+  EXPECT_NE(std::string(res.problems.items[0]).find("not audited: the build tree has no"),
+            std::string::npos);
+  audit_result_free(&res);
+}
+
+TEST(GraderAudit, AFindingCostsItsStepsAndThePerformanceItems) {
+  for (const char *cost : {"", "audit cost lab\n", "audit cost none\n", "audit cost step\n"}) {
+    grade_report report;
+    report_init(&report);
+    lab_result *lab = report_add_lab(&report, "reduction");
+    strbuf errors;
+    sb_init(&errors);
+    std::string rubric = std::string(
+                             "files labs/reduction/reduction.cu\n"
+                             "step 1-first 10 S1.*\n"
+                             "step 8-warp-shuffle 12 S8.*\n"
+                             "step 8-operators 8 S8b.*\n"
+                             "step 80-other 5 S80.*\n"
+                             "perf final-vs-cub 20 P.* metric=m target=0.9 floor=0.5\n") +
+                         cost;
+    ASSERT_EQ(rubric_parse(&lab->rubric, rubric.c_str(), "reduction.rubric", &errors), 0) << errors.data;
+    sb_free(&errors);
+    lab->n_items = lab->rubric.n_items;
+    lab->items = static_cast<item_result *>(xcalloc(lab->n_items, sizeof(item_result)));
+    for (size_t i = 0; i < lab->n_items; i++) {
+      lab->items[i].item = &lab->rubric.items[i];
+      lab->items[i].state = ITEM_PASSED;
+      lab->items[i].score = lab->rubric.items[i].points;
+    }
+    lab->items[4].state = ITEM_NOT_RUN;  // perf on the CPU backend
+    lab->items[4].score = 0;
+    lab->items[2].state = ITEM_FAILED;  // a test of its own failed too
+    lab->items[2].score = 0;
+    lab->items[2].reason = xstrdup("S8b.Sum: wrong");
+    audit_finding f;
+    memset(&f, 0, sizeof f);
+    f.name = xstrdup("exit");
+    f.what = xstrdup("forbidden symbol exit");
+    f.file = xstrdup("labs/reduction/reduction.cu");
+    f.lines[f.n_lines++] = 412;
+    sl_init(&f.steps);
+    sl_push(&f.steps, "8");
+    lab->audit.findings = static_cast<audit_finding *>(xcalloc(1, sizeof f));
+    lab->audit.findings[0] = f;
+    lab->audit.count = 1;
+    audit_apply(&lab->rubric.audit, lab);
+
+    std::string lost;
+    for (size_t i = 0; i < lab->n_items; i++) {
+      if (lab->items[i].state == ITEM_FAILED) lost += std::string(lab->items[i].item->id) + " ";
+    }
+    if (cost[0] == '\0') {
+      EXPECT_EQ(lost, "8-warp-shuffle 8-operators final-vs-cub ");
+      EXPECT_STREQ(lab->items[1].reason,
+                   "forbidden symbol exit in labs/reduction/reduction.cu line 412 (step 8): "
+                   "8-warp-shuffle, 8-operators and final-vs-cub earn nothing");
+      EXPECT_EQ(lab->items[1].score, 0);
+      EXPECT_STREQ(lab->items[2].reason,
+                   "forbidden symbol exit in labs/reduction/reduction.cu line 412 (step 8): "
+                   "8-warp-shuffle, 8-operators and final-vs-cub earn nothing (and before the "
+                   "audit: S8b.Sum: wrong)");
+      EXPECT_NE(std::string(lab->items[4].reason).find("earn nothing"), std::string::npos);
+      EXPECT_EQ(std::string(lab->items[4].reason).find("before the audit"), std::string::npos)
+          << "not scored is no finding of the tests";
+      EXPECT_EQ(lab->items[0].score, 10);
+      report_totals t;
+      lab_totals(lab, &t);
+      EXPECT_EQ(t.score, 15) << "a perf item the audit charges counts as lost, not as not scored";
+      EXPECT_EQ(t.max_score, 55);
+      // Every report carries the finding.
+      char pattern[] = "/tmp/grader-audit-report-XXXXXX";
+      std::string out = mkdtemp(pattern);
+      strbuf err;
+      sb_init(&err);
+      ASSERT_EQ(grade_write_reports(&report, out.c_str(), &err), 0) << err.data;
+      sb_free(&err);
+      const char *line = "forbidden symbol exit in labs/reduction/reduction.cu line 412 (step 8)";
+      EXPECT_NE(ReadText(out + "/summary.md").find(line), std::string::npos);
+      std::string json = ReadText(out + "/results.json");
+      EXPECT_NE(json.find(std::string("\"audit\": [\"") + line), std::string::npos) << json;
+      EXPECT_NE(json.find("8-warp-shuffle, 8-operators and final-vs-cub earn nothing"),
+                std::string::npos);
+      std::system(("rm -rf '" + out + "'").c_str());
+    } else if (std::string(cost) == "audit cost lab\n") {
+      EXPECT_EQ(lost, "1-first 8-warp-shuffle 8-operators 80-other final-vs-cub ");
+    } else if (std::string(cost) == "audit cost none\n") {
+      EXPECT_EQ(lost, "8-operators ") << "only what its own tests lost";
+      strlist lines;
+      sl_init(&lines);
+      audit_lines(lab, &lines);
+      ASSERT_EQ(lines.count, 1u);
+      EXPECT_NE(std::string(lines.items[0]).find("reported only"), std::string::npos);
+      sl_free(&lines);
+    } else {
+      EXPECT_EQ(lost, "8-warp-shuffle 8-operators ");
+    }
+    report_free(&report);
+  }
+}
+
+// nvcc's object: CUB in step 8 is found by its symbols and its headers, on the right line; a
+// __device__ function's host stub (which calls exit(1)) is not a call to exit. Compiled only.
+TEST_F(AuditTest, NvccObjectsShowLibrariesButNotTheirOwnStubs) {
+  std::string nvcc = GRADER_TEST_NVCC;
+  if (nvcc.empty() && std::system("nvcc --version >/dev/null 2>&1") == 0) nvcc = "nvcc";
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  const char *source =
+      "#include <cstdio>\n"
+      "#include <cub/cub.cuh>\n"
+      "// =====================\n"
+      "// Step 7: a device function\n"
+      "// =====================\n"
+      "__device__ double twice(double v) {\n"
+      "  return 2 * v;\n"
+      "}\n"
+      "__global__ void k7(double *p) { p[threadIdx.x] = twice(p[0]); }\n"
+      "int step7(double *p) { k7<<<1, 32>>>(p); return 0; }\n"
+      "// =====================\n"
+      "// Step 8: the library instead\n"
+      "// =====================\n"
+      "int step8(int *in, long *out, int n) {\n"
+      "  size_t bytes = 0;\n"
+      "  return cub::DeviceReduce::Sum(nullptr, bytes, in, out, n);\n"
+      "}\n";
+  // As the course builds an exercise file: host line tables (-g), optimised.
+  ASSERT_EQ(Compile(nvcc, "lab.cu", source, "-O3 -g -std=c++17"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("lab.cu");
+  std::string all = Joined(found);
+  EXPECT_TRUE(Has(found, "forbidden symbol cub::DeviceReduce::Sum (and ")) << all;
+  EXPECT_TRUE(Has(found, "matching cub::*) in lab.cu line 16 (step 8)")) << all;
+  EXPECT_TRUE(Has(found, "forbidden header cub/")) << all;
+  EXPECT_FALSE(Has(found, "exit")) << all;
+  EXPECT_FALSE(Has(found, "step 7")) << all;
+  EXPECT_FALSE(Has(found, "thrust")) << "CUB's own headers bring Thrust's: " << all;
+  EXPECT_FALSE(Has(found, "dlopen")) << "NVTX's code inside CUB calls it, not the lab: " << all;
+  // An instructor may allow the library for step 8.
+  EXPECT_EQ(Joined(Audit("lab.cu", "audit allow cub::* step=8\n")), "");
+  EXPECT_NE(Joined(Audit("lab.cu", "audit allow cub::* step=7\n")), "");
+}
