@@ -273,7 +273,9 @@ cp "$work/out-solutions/items.tsv" "$work/baseline.tsv"
 if [ "$run_mutations" -eq 1 ] && [ "$have_gpu" -eq 1 ]; then
   echo "selftest: 3. grading the mutations in grader/selftest/mutations.txt"
   number=0
-  while IFS= read -r line; do
+  # Read whole before the first grade: nothing a grade starts can take lines from the loop.
+  mapfile -t mutations < <(mutation_lines)
+  for line in "${mutations[@]}"; do
     number=$((number + 1))
     if ! why="$(parse_mutation "$line")"; then
       fail "mutation $number: $why"
@@ -335,7 +337,7 @@ if [ "$run_mutations" -eq 1 ] && [ "$have_gpu" -eq 1 ]; then
     else
       fail "$label: ${verdict#*$'\t'}(report: $out)"
     fi
-  done < <(mutation_lines)
+  done
 elif [ "$run_mutations" -eq 1 ]; then
   echo "selftest: 3. the mutations need a GPU: skipped"
 fi
