@@ -184,6 +184,28 @@ static int version_namespace(const char *p, size_t n) {
   return digit;
 }
 
+/* _FORTIFY_SOURCE (on by default in Ubuntu's gcc) turns printf into __printf_chk and open into
+ * __open_2: the audit names and matches the function the student wrote. */
+static char *fortified_base(char *name) {
+  size_t n = strlen(name);
+  static const char *const opens[] = {"open", "open64", "openat", "openat64"};
+  if (n > 6 && strncmp(name, "__", 2) == 0 && strcmp(name + n - 4, "_chk") == 0) {
+    memmove(name, name + 2, n - 6);
+    name[n - 6] = '\0';
+    return name;
+  }
+  for (size_t i = 0; n > 4 && i < sizeof opens / sizeof opens[0]; i++) {
+    size_t m = strlen(opens[i]);
+    if (n == m + 4 && strncmp(name, "__", 2) == 0 && strncmp(name + 2, opens[i], m) == 0 &&
+        strcmp(name + 2 + m, "_2") == 0) {
+      memmove(name, name + 2, m);
+      name[m] = '\0';
+      return name;
+    }
+  }
+  return name;
+}
+
 char *audit_short_name(const char *full) {
   strbuf flat;
   sb_init(&flat);
@@ -225,7 +247,7 @@ char *audit_short_name(const char *full) {
     sb_free(&out);
     return xstrdup(full);
   }
-  return sb_steal(&out);
+  return fortified_base(sb_steal(&out));
 }
 
 /* ---- the object file ---- */
@@ -712,12 +734,12 @@ static size_t disassemble(audit_ctx *c, uint32_t sec, uint64_t begin, uint64_t e
 
 /* nvcc gives each __device__ function a host stub that calls exit(1), should host code ever
  * call it: `int volatile ___ = 1; ::exit(___);`. exit(1) fails the test, so such a stub is no
- * threat; the check is exact (x86-64: stack, store 1, load it, call, padding) so that no other
- * call to exit passes as one. */
+ * threat; the check follows the 1 into the call (x86-64), so that no call to exit with another
+ * value passes as one. */
 static int nvcc_exit_stub(audit_ctx *c, long fn) {
   if (fn < 0 || c->elf.machine != EM_X86_64) return 0;
   const elf_sym *f = &c->elf.syms[fn];
-  if (f->size == 0 || f->size > 48) return 0;
+  if (f->size == 0 || f->size > 64) return 0;
   size_t calls = 0;
   for (size_t i = 0; i < c->elf.n_rels; i++) {
     const elf_rel *r = &c->elf.rels[i];
@@ -728,29 +750,45 @@ static int nvcc_exit_stub(audit_ctx *c, long fn) {
   if (calls != 1) return 0;
   disasm_line *ins = NULL;
   size_t n = disassemble(c, f->shndx, f->value, f->value + f->size, &ins);
-  size_t i = 0;
-  int ok = 1;
+  /* Follows the value 1 from its store to %edi, whatever the compiler's order (gcc 12 and 13
+   * differ): stack set-up, spills of the arguments to the stack, and padding may stand around
+   * it; any other instruction, or a call with anything but 1 in %edi, is not nvcc's stub. */
   char slot[64] = "";
-  if (i < n && strcmp(ins[i].text, "endbr64") == 0) i++;
-  if (i < n && (starts_with(ins[i].text, "sub $0x") || starts_with(ins[i].text, "push %r"))) i++;
-  else ok = 0;
-  if (ok && i < n && starts_with(ins[i].text, "movl $0x1,") && strstr(ins[i].text, "(%rsp)") &&
-      strlen(ins[i].text) - 10 < sizeof slot) {
-    strcpy(slot, ins[i].text + 10);
-    i++;
-  } else {
-    ok = 0;
-  }
-  if (ok && i < n && starts_with(ins[i].text, "mov ") && strncmp(ins[i].text + 4, slot, strlen(slot)) == 0 &&
-      strcmp(ins[i].text + 4 + strlen(slot), ",%edi") == 0) i++;
-  else ok = 0;
-  if (ok && i < n && starts_with(ins[i].text, "call ")) i++;
-  else ok = 0;
-  for (; ok && i < n; i++) {
+  int edi_one = 0, eax_one = 0, called = 0, ok = 1;
+  for (size_t i = 0; ok && i < n; i++) {
     const char *t = ins[i].text;
-    ok = starts_with(t, "nop") || starts_with(t, "xchg %ax,%ax") || starts_with(t, "data16") ||
-         starts_with(t, "cs nop") || strcmp(t, "int3") == 0;
+    const char *comma = strrchr(t, ',');
+    if (called) {
+      ok = starts_with(t, "nop") || starts_with(t, "xchg %ax,%ax") || starts_with(t, "data16") ||
+           starts_with(t, "cs nop") || strcmp(t, "int3") == 0;
+    } else if (strcmp(t, "endbr64") == 0 || starts_with(t, "push %r") ||
+               starts_with(t, "sub $0x") || strcmp(t, "mov %rsp,%rbp") == 0) {
+      continue;
+    } else if (starts_with(t, "movl $0x1,") && strstr(t, "(%r") &&
+               strlen(t + 10) < sizeof slot) {
+      strcpy(slot, t + 10);
+    } else if (strcmp(t, "mov $0x1,%edi") == 0) {
+      edi_one = 1;
+    } else if (slot[0] && starts_with(t, "mov ") && comma &&
+               strncmp(t + 4, slot, strlen(slot)) == 0 && t + 4 + strlen(slot) == comma) {
+      if (strcmp(comma, ",%edi") == 0) edi_one = 1;
+      else if (strcmp(comma, ",%eax") == 0) eax_one = 1;
+      else ok = 0;
+    } else if (strcmp(t, "mov %eax,%edi") == 0) {
+      edi_one = eax_one;
+    } else if ((starts_with(t, "mov") || starts_with(t, "movsd") || starts_with(t, "movss") ||
+                starts_with(t, "movq") || starts_with(t, "movaps")) &&
+               comma && strstr(comma, "(%r") && strstr(t, "%edi,") == NULL) {
+      if (slot[0] && strcmp(comma + 1, slot) == 0) slot[0] = '\0'; /* the 1 overwritten */
+      continue; /* an argument spilled to the stack (an -O0 habit, harmless) */
+    } else if (starts_with(t, "call ")) {
+      ok = edi_one;
+      called = 1;
+    } else {
+      ok = 0;
+    }
   }
+  ok = ok && called;
   disasm_free(ins, n);
   return ok;
 }
