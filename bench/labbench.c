@@ -30,7 +30,9 @@ static void usage(FILE *out) {
           "  --block B[,B..] block sizes (labs that have them)\n"
           "  --reps R        timed runs per point, median reported (default 20)\n"
           "  --warmup W      untimed runs first (default 3)\n"
-          "  --csv FILE      also write the rows as CSV (device and date on every row)\n");
+          "  --csv FILE      also write the rows as CSV (device and date on every row)\n"
+          "  --cpu-limit S   ode: stop each CPU baseline run after S seconds (0: no CPU runs);\n"
+          "                  default: run it whole (tens of seconds on one core, or more)\n");
 }
 
 static size_t parse_size(const char *text) {
@@ -74,6 +76,7 @@ int main(int argc, char **argv) {
   memset(&opt, 0, sizeof opt);
   opt.warmup = 3;
   opt.reps = 20;
+  opt.cpu_limit_s = -1.0;
   const char *lab = NULL, *csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -87,6 +90,13 @@ int main(int argc, char **argv) {
       opt.reps = atoi(value), ++i;
     } else if (strcmp(arg, "--warmup") == 0 && value) {
       opt.warmup = atoi(value), ++i;
+    } else if (strcmp(arg, "--cpu-limit") == 0 && value) {
+      char *end = NULL;
+      opt.cpu_limit_s = strtod(value, &end), ++i;
+      if (end == value || *end != '\0' || !(opt.cpu_limit_s >= 0.0)) {
+        fprintf(stderr, "labbench: --cpu-limit needs a number of seconds >= 0, not '%s'\n", value);
+        return 2;
+      }
     } else if (strcmp(arg, "--csv") == 0 && value) {
       csv_path = value, ++i;
     } else if ((strcmp(arg, "--n") == 0 || strcmp(arg, "--block") == 0) && value) {

@@ -29,6 +29,8 @@ typedef struct lb_options {
   double copy_gbps;           /* device-to-device copy, measured at the start of the run */
   FILE *csv;                  /* NULL: no CSV */
   char date[32];              /* YYYY-MM-DD of the run, for the CSV */
+  double cpu_limit_s;         /* ode: --cpu-limit, seconds each CPU run may take before it is
+                               * stopped; < 0: no limit (the default), 0: no CPU runs */
 } lb_options;
 
 /* Prints the row to the terminal table and the CSV. */

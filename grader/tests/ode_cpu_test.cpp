@@ -1,6 +1,9 @@
 // Tests of the ode lab's CPU reference: the model's functions, Inner's solver and step rule, and
 // the whole program against values computed independently of this project.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -8,6 +11,7 @@
 #include "gltest.h"
 
 extern "C" {
+#include "gpulabs/data.h"
 #include "gpulabs/reference/ode.h"
 }
 
@@ -199,4 +203,173 @@ TEST(OdeCpu, CountsAtTheReportsParameters) {
   EXPECT_EQ(ode_outer_point_count(&p), 1701u) << "the report's grid of 1700 blocks, plus t = 0";
   EXPECT_EQ(ode_year_count(&p), 86u);
   EXPECT_EQ(ode_middle_step_count(p.h2), 238);
+}
+
+// ---- The reference on several threads (OpenMP) ------------------------------------------------
+
+namespace {
+
+// A small random contract from the run's seed, as the GPU tests draw them: r and g off every
+// grid, step counts 1 to 3. Every Middle call costs the same whatever x (Inner's spans depend
+// on eta alone), so the test stays short by having few points: an old insured, drawn again
+// until points x h2 x h3 stays small (one unit is a few milliseconds here).
+ode_params SmallRandomContract(uint64_t label) {
+  gl_rng rng;
+  gl_rng_seed(&rng, gl::SeedFor(label));
+  for (;;) {
+    ode_params p;
+    p.x = 95 + (int)gl_rng_below(&rng, 21);
+    p.r = p.x + 40.0 * gl_rng_unit(&rng);
+    p.g = 20.0 * gl_rng_unit(&rng);
+    p.h1 = 1 + (int)gl_rng_below(&rng, 3);
+    p.h2 = 1 + (int)gl_rng_below(&rng, 3);
+    p.h3 = 1 + (int)gl_rng_below(&rng, 3);
+    if (ode_outer_point_count(&p) * p.h2 * p.h3 <= 60) return p;
+  }
+}
+
+std::string Describe(const ode_params &p) {
+  char text[160];
+  std::snprintf(text, sizeof text, "x = %d, r = %.17g, g = %.17g, h1 = %d, h2 = %d, h3 = %d",
+                p.x, p.r, p.g, p.h1, p.h2, p.h3);
+  return text;
+}
+
+// The same bits (EXPECT_EQ on doubles would also pass -0.0 against 0.0).
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+// The OpenMP reference shares out Outer's points and computes each with the sequential code:
+// with 1, 2 and 3 threads (and every core) it must give the sequential program's bits.
+TEST(OdeCpuThreads, EqualTheSequentialProgramBitForBit) {
+  std::vector<ode_params> contracts = {Params(100, 105.5, 7.25, 1, 1, 1), SmallRandomContract(1),
+                                       SmallRandomContract(2)};
+  for (const ode_params &p : contracts) {
+    SCOPED_TRACE(Describe(p));
+    const size_t points = ode_outer_point_count(&p);
+    std::vector<double> middle(points, NAN), reserves = Reserves(p);
+    GL_ASSERT_OK(ode_ref_middle(&p, 0, points, middle.data()));
+    for (int threads : {1, 2, 3, 0}) {
+      SCOPED_TRACE("threads = " + std::to_string(threads));
+      // The whole program, keeping Middle's values.
+      std::vector<double> got_middle(points, NAN), got(ode_year_count(&p), NAN);
+      ode_ref_run run;
+      std::memset(&run, 0, sizeof run);
+      run.threads = threads;
+      run.middle = got_middle.data();
+      GL_ASSERT_OK(ode_ref_reserves_run(&p, &run, got.data()));
+      EXPECT_EQ(run.points_done, points);
+      for (size_t j = 0; j < points; ++j) {
+        ASSERT_TRUE(SameBits(got_middle[j], middle[j]))
+            << "Middle at point " << j << ": " << got_middle[j] << " against " << middle[j];
+      }
+      for (size_t t = 0; t < got.size(); ++t) {
+        ASSERT_TRUE(SameBits(got[t], reserves[t]))
+            << "V(" << t << "): " << got[t] << " against " << reserves[t];
+      }
+      // A range that starts inside, as ode_ref_middle takes it.
+      const size_t first = points / 2, count = points - first - 1;
+      std::vector<double> part(count, NAN);
+      GL_ASSERT_OK(ode_ref_middle_threads(&p, first, count, threads, part.data()));
+      for (size_t i = 0; i < count; ++i) {
+        ASSERT_TRUE(SameBits(part[i], middle[first + i])) << "point " << first + i;
+      }
+    }
+    // And the short form.
+    std::vector<double> got(ode_year_count(&p), NAN);
+    GL_ASSERT_OK(ode_ref_reserves_threads(&p, 2, got.data()));
+    for (size_t t = 0; t < got.size(); ++t) ASSERT_TRUE(SameBits(got[t], reserves[t])) << t;
+  }
+}
+
+struct StopAfter {
+  size_t limit;
+  size_t calls;
+  size_t last_done;
+  bool counted_up;
+};
+
+int StopAfterLimit(size_t done, size_t total, void *context) {
+  StopAfter *stop = static_cast<StopAfter *>(context);
+  ++stop->calls;
+  stop->counted_up = stop->counted_up && done == stop->last_done + 1 && done <= total;
+  stop->last_done = done;
+  return done >= stop->limit;
+}
+
+// The benchmark's run: progress once per point, counting up; a stopped run leaves the reserves
+// and the points it skipped NaN, and the points it did are the sequential program's.
+TEST(OdeCpuThreads, ReportProgressAndStopWhenAsked) {
+  const ode_params p = SmallRandomContract(3);
+  SCOPED_TRACE(Describe(p));
+  const size_t points = ode_outer_point_count(&p);
+  std::vector<double> middle(points, NAN), reserves = Reserves(p);
+  GL_ASSERT_OK(ode_ref_middle(&p, 0, points, middle.data()));
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE("threads = " + std::to_string(threads));
+    // Whole: one report per point.
+    StopAfter never = {points + 1, 0, 0, true};
+    std::vector<double> kept(points, 0.0), got(ode_year_count(&p), NAN);
+    ode_ref_run run;
+    std::memset(&run, 0, sizeof run);
+    run.threads = threads;
+    run.progress = StopAfterLimit;
+    run.context = &never;
+    run.middle = kept.data();
+    GL_ASSERT_OK(ode_ref_reserves_run(&p, &run, got.data()));
+    EXPECT_EQ(never.calls, points);
+    EXPECT_TRUE(never.counted_up);
+    EXPECT_EQ(run.points_done, points);
+    EXPECT_EQ(run.stopped, 0);
+    EXPECT_GE(run.threads_used, 1);
+    EXPECT_LE(run.threads_used, ode_ref_have_openmp() ? threads : 1);
+    for (size_t j = 0; j < points; ++j) ASSERT_TRUE(SameBits(kept[j], middle[j])) << j;
+    for (size_t t = 0; t < got.size(); ++t) ASSERT_TRUE(SameBits(got[t], reserves[t])) << t;
+
+    // Stopped after a third of the points.
+    StopAfter stop = {points / 3, 0, 0, true};
+    run.context = &stop;
+    run.points_done = 0;
+    std::fill(kept.begin(), kept.end(), 0.0);
+    GL_ASSERT_OK(ode_ref_reserves_run(&p, &run, got.data()));
+    EXPECT_EQ(run.stopped, 1);
+    EXPECT_EQ(stop.calls, points / 3) << "no report after the one that stopped the run";
+    // Threads already at work finish their point: at most threads - 1 more.
+    EXPECT_GE(run.points_done, points / 3);
+    EXPECT_LE(run.points_done, points / 3 + (size_t)run.threads_used - 1);
+    size_t computed = 0;
+    for (size_t j = 0; j < points; ++j) {
+      if (std::isnan(kept[j])) continue;
+      ++computed;
+      ASSERT_TRUE(SameBits(kept[j], middle[j])) << "point " << j;
+    }
+    EXPECT_EQ(computed, run.points_done) << "the points skipped are left NaN";
+    for (double v : got) EXPECT_TRUE(std::isnan(v)) << "a stopped run has no reserves";
+  }
+}
+
+TEST(OdeCpuThreads, ThreadCountsAndBadArguments) {
+  if (ode_ref_have_openmp()) {
+    EXPECT_EQ(ode_ref_thread_count(3), 3);
+    EXPECT_GE(ode_ref_thread_count(0), 1) << "0 means every core";
+  } else {
+    EXPECT_EQ(ode_ref_thread_count(3), 1) << "without OpenMP every run has one thread";
+    EXPECT_EQ(ode_ref_thread_count(0), 1);
+  }
+  EXPECT_EQ(ode_ref_thread_count(1), 1);
+  const ode_params p = Params(100, 105, 5, 1, 1, 1);
+  std::vector<double> out(ode_outer_point_count(&p), NAN);
+  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, ode_ref_reserves_threads(&p, -1, out.data()));
+  EXPECT_NE(std::strstr(gl_last_error(), "threads = -1"), nullptr) << gl_last_error();
+  GL_EXPECT_STATUS(GL_ERR_SIZE,
+                   ode_ref_middle_threads(&p, 0, 1, ODE_MAX_THREADS + 1, out.data()));
+  GL_EXPECT_STATUS(GL_ERR_SIZE, ode_ref_middle_threads(&p, 1, out.size(), 2, out.data()));
+  GL_EXPECT_STATUS(GL_ERR_NULL_POINTER, ode_ref_middle_threads(&p, 0, 1, 2, nullptr));
+  GL_EXPECT_OK(ode_ref_middle_threads(&p, out.size(), 0, 2, nullptr));
+  GL_EXPECT_STATUS(GL_ERR_NULL_POINTER, ode_ref_reserves_threads(&p, 2, nullptr));
+  GL_EXPECT_STATUS(GL_ERR_NULL_POINTER, ode_ref_reserves_run(&p, nullptr, out.data()));
+  ode_params bad = p;
+  bad.h3 = 0;
+  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, ode_ref_reserves_threads(&bad, 2, out.data()));
 }

@@ -7,6 +7,8 @@
  * Middle's value at Outer's evaluation point j does not depend on the reserve, so the program
  * computes Middle once at each of the 2 * (120 - x) * h1 + 1 distinct points (Outer's RK4 needs
  * it at t, t + h/2 and t + h of every step) and then runs Outer's recurrence over those values.
+ * The *_threads functions at the end share those points among CPU threads (OpenMP), to the bit
+ * the same results.
  */
 #ifndef GPULABS_REFERENCE_ODE_H
 #define GPULABS_REFERENCE_ODE_H
@@ -62,6 +64,53 @@ gl_status ode_ref_outer(const ode_params *params, const double *middle, double *
 
 /* The whole program: Middle at every point, then Outer. reserves as in ode_ref_outer. */
 gl_status ode_ref_reserves(const ode_params *params, double *reserves);
+
+/* ---- The same program on several CPU threads (OpenMP) ------------------------------------------
+ *
+ * The loop OuterPar parallelises: Middle at Outer's points, which are independent of each other
+ * and of the reserve. The threads share out the points (one at a time, dynamically: a thread
+ * that finishes a point takes the next one not yet started), and each point is computed by one
+ * thread with ode_ref_middle_point, the sequential code, into its own slot. Outer's recurrence,
+ * step after step, stays on one thread. So the results are those of the sequential program to
+ * the bit, whatever the number of threads or the order in which the points finish. */
+
+/* The largest thread count the *_threads functions accept (GL_ERR_SIZE beyond it). */
+#define ODE_MAX_THREADS 4096
+
+/* 1 when the reference was compiled with OpenMP; 0 when not: then every *_threads function
+ * runs on one thread whatever it is asked (ode_reference --threads says so). */
+int ode_ref_have_openmp(void);
+
+/* How many threads a run asked for `threads` uses: `threads` itself, or for 0 every core this
+ * process may run on (OpenMP's omp_get_num_procs: the CPUs of its affinity mask); always 1
+ * without OpenMP. threads must be 0 .. ODE_MAX_THREADS. */
+int ode_ref_thread_count(int threads);
+
+/* ode_ref_middle on ode_ref_thread_count(threads) threads: the same values, bit for bit. */
+gl_status ode_ref_middle_threads(const ode_params *params, size_t first, size_t count, int threads,
+                                 double *middle);
+
+/* ode_ref_reserves on ode_ref_thread_count(threads) threads: the same values, bit for bit. */
+gl_status ode_ref_reserves_threads(const ode_params *params, int threads, double *reserves);
+
+/* A whole run with progress reports, a way to stop it, and Middle's values kept (the
+ * benchmark's). Fill the inputs, zero the rest. */
+typedef struct ode_ref_run {
+  int threads; /* in: 0 = every core, 1 = the sequential loop, N = N threads */
+  /* in, optional: called after each Middle point with the points done so far and the total, by
+   * one thread at a time (the thread that finished the point). Non-zero stops the run: points
+   * not yet started are skipped, Outer does not run and the reserves are left NaN. */
+  int (*progress)(size_t done, size_t total, void *context);
+  void *context;
+  double *middle;     /* in, optional: Middle at every point (ode_outer_point_count values);
+                       * the points a stopped run skipped are left NaN */
+  int threads_used;   /* out: the threads the run had (OpenMP may give fewer than asked) */
+  size_t points_done; /* out: Middle points computed: all of them, unless stopped */
+  int stopped;        /* out: 1 when progress stopped the run */
+} ode_ref_run;
+
+/* The whole program as `run` says. reserves as in ode_ref_outer. */
+gl_status ode_ref_reserves_run(const ode_params *params, ode_ref_run *run, double *reserves);
 
 #ifdef __cplusplus
 }
