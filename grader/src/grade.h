@@ -23,6 +23,9 @@ typedef struct grade_options {
   const char *ctest;
   strlist configure_args;  /* for a fresh build tree: -G, -D... (LAB_IMPL=labs is added) */
   const char *progress;    /* a prefix for progress lines ("[ 3/40] alice"); NULL: none */
+  const char *gpu_lock;    /* grade --batch --gpus: the lock file of this grader's GPU, taken
+                            * shared around correctness tests and exclusive around performance
+                            * tests (gpu_lock_acquire); NULL: no lock (a plain run) */
 } grade_options;
 
 void grade_options_init(grade_options *opt);

@@ -18,7 +18,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: grade [options] [SUBMISSION_DIR]\n"
-          "       grade --batch SUBMISSIONS_DIR [--shard K/N] [options]\n"
+          "       grade --batch SUBMISSIONS_DIR [--shard K/N] [--gpus all|0,1,...] [options]\n"
           "       grade --merge OUT SHARD_OUT...\n"
           "       grade --export-release DIR\n"
           "\n"
@@ -45,6 +45,11 @@ static void usage(FILE *out) {
           "                     and OUT/<name>/\n"
           "  --shard K/N        with --batch: grade only every N-th submission (name order) from\n"
           "                     the K-th, counting from 0, for grade --merge to join\n"
+          "  --gpus all|0,1,... with --batch: one grader per GPU, each pinned to its GPU\n"
+          "                     (CUDA_VISIBLE_DEVICES) with its own work folder, one gradebook;\n"
+          "                     all: every GPU here; a number may repeat (0,0: two graders share\n"
+          "                     GPU 0, timing their performance tests one at a time). --jobs\n"
+          "                     defaults to the CPUs divided among the graders\n"
           "  --merge OUT SHARD_OUT...  join the output folders of a batch's shards into OUT, as\n"
           "                     if one --batch run had graded them all\n"
           "  --export-release DIR  copy the course without solutions/, grader/private/ and\n"
@@ -110,6 +115,10 @@ int main(int argc, char **argv) {
   const char *submission = NULL;
   const char *merge_out = NULL;
   const char *shard_text = NULL;
+  const char *gpus_text = NULL;
+  gpu_slots slots;
+  gpu_slots_init(&slots);
+  int jobs_given = 0;
   size_t shard_index = 0, shard_count = 1;
   strlist operands;
   sl_init(&operands);
@@ -126,7 +135,7 @@ int main(int argc, char **argv) {
   /* "-": non-options come back in place, as 1 (the submission), whatever POSIXLY_CORRECT
    * says; ":": a missing value comes back as ':', so the messages are the grader's own. */
   enum { OPT_OUT = 256, OPT_BUILD_DIR, OPT_WORK_DIR, OPT_LAB, OPT_JOBS, OPT_COURSE, OPT_BATCH,
-         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET, OPT_SHARD, OPT_MERGE };
+         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET, OPT_SHARD, OPT_MERGE, OPT_GPUS };
   static const struct option options[] = {
       {"out", required_argument, NULL, OPT_OUT},
       {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
@@ -140,6 +149,7 @@ int main(int argc, char **argv) {
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"shard", required_argument, NULL, OPT_SHARD},
       {"merge", required_argument, NULL, OPT_MERGE},
+      {"gpus", required_argument, NULL, OPT_GPUS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -166,6 +176,18 @@ int main(int argc, char **argv) {
         }
         shard_text = optarg;
         break;
+      case OPT_GPUS: {
+        strbuf err;
+        sb_init(&err);
+        if (gpu_slots_parse(optarg, &slots, &err) != 0) {
+          fprintf(stderr, "grade: %s\n", err.data);
+          sb_free(&err);
+          return 2;
+        }
+        sb_free(&err);
+        gpus_text = optarg;
+        break;
+      }
       case OPT_LAB:
         if (!sl_contains(&opt.all_labs, optarg)) {
           fprintf(stderr, "grade: no lab named '%s' (the labs: %s)\n", optarg, GRADE_LABS);
@@ -178,6 +200,7 @@ int main(int argc, char **argv) {
           fprintf(stderr, "grade: --jobs takes a number from 1 to 1024, not '%s'\n", optarg);
           return 2;
         }
+        jobs_given = 1;
         break;
       case 1:
         sl_push(&operands, optarg);
@@ -202,9 +225,9 @@ int main(int argc, char **argv) {
   for (; optind < argc; optind++) sl_push(&operands, argv[optind]);
 
   if (merge_out != NULL) {
-    if (batch_dir != NULL || shard_text != NULL || export_dir != NULL) {
+    if (batch_dir != NULL || shard_text != NULL || gpus_text != NULL || export_dir != NULL) {
       fprintf(stderr, "grade: --merge joins the folders of finished shards and grades nothing: "
-                      "no --batch, --shard or --export-release with it\n");
+                      "no --batch, --shard, --gpus or --export-release with it\n");
       return 2;
     }
     if (operands.count == 0) {
@@ -223,6 +246,11 @@ int main(int argc, char **argv) {
   if (shard_text != NULL && batch_dir == NULL) {
     fprintf(stderr, "grade: --shard %s picks submissions of a batch: use it with --batch DIR\n",
             shard_text);
+    return 2;
+  }
+  if (gpus_text != NULL && batch_dir == NULL) {
+    fprintf(stderr, "grade: --gpus %s grades the submissions of a batch side by side: use it "
+                    "with --batch DIR\n", gpus_text);
     return 2;
   }
   int one_ok;
@@ -267,7 +295,26 @@ int main(int argc, char **argv) {
       fprintf(stderr, "grade: the submissions folder %s does not exist\n", batch_dir);
       return 2;
     }
-    rc = grade_batch(&opt, batch_abs, out_abs, shard_index, shard_count);
+    if (gpus_text != NULL) {
+      strbuf note, err;
+      sb_init(&note);
+      sb_init(&err);
+      if (gpu_slots_resolve(&slots, getenv("CUDA_VISIBLE_DEVICES"), "nvidia-smi", "/dev", &note,
+                            &err) != 0) {
+        fprintf(stderr, "grade: %s\n", err.data);
+        return 2;
+      }
+      if (note.len) fprintf(stderr, "grade: %s\n", note.data);
+      sb_free(&note);
+      sb_free(&err);
+      /* The CPUs are shared among the graders: each builds and tests with its part. */
+      if (!jobs_given) {
+        long share = (cpus > 0 ? cpus : 1) / (long)slots.ids.count;
+        opt.jobs = share > 0 ? (int)share : 1;
+      }
+    }
+    rc = grade_batch(&opt, batch_abs, out_abs, shard_index, shard_count,
+                     gpus_text != NULL ? &slots : NULL);
     free(batch_abs);
   } else {
     if (submission != NULL) {
@@ -299,6 +346,7 @@ int main(int argc, char **argv) {
   free(out_abs);
   free(course_abs);
   grade_options_free(&opt);
+  gpu_slots_free(&slots);
   sl_free(&operands);
   return rc;
 }

@@ -233,6 +233,45 @@ static int run_ctest(const grade_options *opt, const char *build_dir, const char
   return 0;
 }
 
+/* grade --batch --gpus: graders may share a GPU (--gpus 0,0), so a submission's tests run under
+ * the GPU's lock: shared for correctness tests (and the GPU probe), which may overlap with
+ * another grader's, exclusive for performance tests, which are timed with nothing else on the
+ * GPU. Returns the lock's descriptor, or -1 when there is none to take (a plain run) or it could
+ * not be taken (a grading problem: the tests run all the same). */
+static int lock_gpu(const grade_options *opt, grade_report *report, int exclusive) {
+  if (opt->gpu_lock == NULL) return -1;
+  double start = now_seconds();
+  int fd = gpu_lock_acquire(opt->gpu_lock, exclusive);
+  if (fd < 0) {
+    char *problem = xasprintf("cannot take the GPU's lock %s (%s): the tests ran without it, and "
+                              "another grader may have used the GPU while they were timed",
+                              opt->gpu_lock, strerror(errno));
+    if (sl_contains(&report->problems, problem)) free(problem); /* once per report */
+    else sl_push_owned(&report->problems, problem);
+    return -1;
+  }
+  double waited = now_seconds() - start;
+  if (waited >= 1.0) {
+    progress(opt, "waited %.0f s for the GPU (%s)", waited,
+             exclusive ? "to time the performance tests alone" : "another grader was timing");
+  }
+  return fd;
+}
+
+/* The name of the GPU the tests used: the one CUDA_VISIBLE_DEVICES names when it names one
+ * (a grader pinned by --gpus, a Slurm task), else the first nvidia-smi lists. */
+static char *gpu_name(void) {
+  const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+  if (visible && visible[0] != '\0' && strchr(visible, ',') == NULL) {
+    char *argv[] = {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i",
+                    (char *)visible, NULL};
+    char *name = run_first_line(argv);
+    if (name) return name;
+  }
+  char *argv[] = {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", NULL};
+  return run_first_line(argv);
+}
+
 /* Finds out whether the tests can use a GPU, by running common's GPU tests (code no student
  * touches): they run on a GPU and skip, saying why, without one. */
 static void probe_gpu(const grade_options *opt, grade_report *report, const char *logs) {
@@ -247,8 +286,12 @@ static void probe_gpu(const grade_options *opt, grade_report *report, const char
   if (build_target(opt, report->build_dir, "test_common_gpu", build_log) != 0) {
     sl_push_owned(&report->problems,
                   xasprintf("the GPU probe (test_common_gpu) did not build; see %s", build_log));
-  } else if (run_ctest(opt, report->build_dir, "common", "gpu", 1, junit, log, &tests, &why) != 0) {
-    sl_push_owned(&report->problems, xasprintf("the GPU probe did not run: %s", why.data));
+  } else {
+    int lock = lock_gpu(opt, report, 0);
+    if (run_ctest(opt, report->build_dir, "common", "gpu", 1, junit, log, &tests, &why) != 0) {
+      sl_push_owned(&report->problems, xasprintf("the GPU probe did not run: %s", why.data));
+    }
+    gpu_lock_release(lock);
   }
   size_t ran = 0, failed = 0;
   const char *skip_reason = NULL, *fail_reason = NULL;
@@ -263,8 +306,7 @@ static void probe_gpu(const grade_options *opt, grade_report *report, const char
   }
   if (ran > 0) {
     report->gpu_present = 1;
-    char *argv[] = {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", NULL};
-    report->gpu_name = run_first_line(argv);
+    report->gpu_name = gpu_name();
     if (failed > 0) {
       sl_push_owned(&report->problems,
                     xasprintf("common's GPU tests failed on this machine (%s): results may be "
@@ -346,11 +388,16 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     char *log_name = xasprintf("%s.log", base);
     char *junit = path_join(logs, junit_name);
     char *log = path_join(logs, log_name);
-    progress(opt, "%s: running the %s tests", lab->lab, kinds[k]);
     strbuf why;
     sb_init(&why);
-    if (run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log, &lab->tests,
-                  &why) != 0) {
+    /* Correctness tests share the GPU with other graders' (--gpus 0,0); performance tests
+     * have it to themselves (a plain run takes no lock). */
+    int lock = lock_gpu(opt, report, k == 1);
+    progress(opt, "%s: running the %s tests", lab->lab, kinds[k]);
+    int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log,
+                        &lab->tests, &why);
+    gpu_lock_release(lock);
+    if (ran != 0) {
       lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[k], why.data));
       sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
     }

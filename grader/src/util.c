@@ -3,10 +3,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -309,4 +311,38 @@ double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the GPU lock ---- */
+
+static int lock_file(const char *path, int operation) {
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return -1;
+  while (flock(fd, operation) != 0) {
+    if (errno != EINTR) {
+      int saved = errno;
+      close(fd);
+      errno = saved;
+      return -1;
+    }
+  }
+  return fd;
+}
+
+int gpu_lock_acquire(const char *path, int exclusive) {
+  /* The turnstile: every taker passes it alone, and an exclusive one holds it until it has the
+   * lock, so shared takers that come after it wait (flock alone would let them overtake). */
+  char *queue = xasprintf("%s.queue", path);
+  int turn = lock_file(queue, LOCK_EX);
+  free(queue);
+  if (turn < 0) return -1;
+  int fd = lock_file(path, exclusive ? LOCK_EX : LOCK_SH);
+  int saved = errno;
+  close(turn);
+  errno = saved;
+  return fd;
+}
+
+void gpu_lock_release(int fd) {
+  if (fd >= 0) close(fd);
 }

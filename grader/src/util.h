@@ -87,6 +87,16 @@ int path_is_inside(const char *path, const char *root);
 /* Seconds since an arbitrary fixed point (a monotonic clock). */
 double now_seconds(void);
 
+/* The lock graders sharing a GPU take around its tests (grade --batch --gpus): shared for
+ * correctness tests, which may overlap, exclusive for performance tests, which are timed with
+ * nothing else on the GPU. flock(2) on `path` (made if missing), waiting as long as it takes.
+ * A waiting exclusive taker goes before shared ones that come after it (they queue on
+ * `path`.queue first), so overlapping correctness runs never keep timing waiting for long.
+ * Returns the descriptor that holds the lock (gpu_lock_release drops it; so does the end of the
+ * process), or -1 with errno set. */
+int gpu_lock_acquire(const char *path, int exclusive);
+void gpu_lock_release(int fd);
+
 #ifdef __cplusplus
 }
 #endif
