@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "mailbox.h"
 #include "share.h"
+#include "worker.h"
 #include "wire.h"
 
 extern char **environ;
@@ -41,6 +44,7 @@ struct gl_call {
   int nouts;
   uint32_t fn;
   const char *name;
+  double t_begin;
   uint64_t result;
   const char *text;
   int broken; /* an argument could not be sent */
@@ -63,6 +67,8 @@ static struct {
   gl_call call;
   pid_t pid;
   int sock;
+  gl_mailbox *box;
+  uint32_t reply_seen;
   pending_output out[2];
   size_t forwarded;
   char failure[512]; /* why the worker is unusable, once it is */
@@ -210,6 +216,43 @@ static int await(gl_wire *w, const char *during) {
   }
 }
 
+/* Waits for the worker's answer in the mailbox: spins first (a short call then costs no
+ * wake-up), then sleeps on it; meanwhile forwards its output and notices its end (the socket
+ * closes). 1, or 0 with the reason in g.failure. */
+static int await_reply(gl_wire *w, const char *during) {
+  const double spin_until = now_us() + REPLY_SPIN_US;
+  for (unsigned spins = 0;; ++spins) {
+    int got = gl_mailbox_take(&g.box->reply, &g.reply_seen, g.sock, w);
+    if (got == 1) return 1;
+    if (got < 0) {
+      char why[300];
+      snprintf(why, sizeof why, "the lab worker broke the protocol during %s", during);
+      stop_worker(why);
+      return 0;
+    }
+    const int spinning = now_us() < spin_until;
+    if (spinning && spins % 64 != 0) continue;
+    struct pollfd p[3] = {{g.sock, POLLIN, 0}, {g.out[0].fd, POLLIN, 0}, {g.out[1].fd, POLLIN, 0}};
+    if (poll(p, 3, 0) > 0) {
+      if (p[1].revents) drain(&g.out[0]);
+      if (p[2].revents) drain(&g.out[1]);
+      if (p[0].revents) { /* the worker sends nothing on the socket now: it ended */
+        if (gl_mailbox_take(&g.box->reply, &g.reply_seen, g.sock, w) == 1) return 1;
+        char end[128];
+        close(g.sock);
+        g.sock = -1;
+        drain_all(1);
+        describe_end(end, sizeof end);
+        char why[400];
+        snprintf(why, sizeof why, "the lab worker %s during %s", end, during);
+        stop_worker(why);
+        return 0;
+      }
+    }
+    if (!spinning) gl_mailbox_sleep(&g.box->reply, g.reply_seen, 2000);
+  }
+}
+
 static int start_worker(const char *path) {
   const char *override = getenv("GPULABS_LAB_WORKER");
   if (override != NULL && override[0] != '\0') path = override;
@@ -219,6 +262,16 @@ static int start_worker(const char *path) {
     snprintf(g.failure, sizeof g.failure, "could not start the lab worker: %s", strerror(errno));
     return 0;
   }
+  /* A fresh mailbox for each worker. */
+  if (g.box != NULL) munmap(g.box, sizeof *g.box);
+  int box_fd = -1;
+  g.box = gl_mailbox_create(&box_fd);
+  if (g.box == NULL) {
+    snprintf(g.failure, sizeof g.failure, "could not create the worker's mailbox: %s",
+             strerror(errno));
+    return 0;
+  }
+  g.reply_seen = 0;
   /* Only this end: the worker's writes block when the pipe is full, and nothing is lost. */
   fcntl(outp[0], F_SETFL, O_NONBLOCK);
   fcntl(errp[0], F_SETFL, O_NONBLOCK);
@@ -227,11 +280,13 @@ static int start_worker(const char *path) {
   posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
   posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
   posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
-  posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+  posix_spawn_file_actions_adddup2(&fa, box_fd, 4);
+  posix_spawn_file_actions_addclosefrom_np(&fa, 5);
   char *argv[] = {(char *)path, NULL};
   pid_t pid = -1;
   int rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
+  close(box_fd);
   close(sv[1]);
   close(outp[1]);
   close(errp[1]);
@@ -280,6 +335,7 @@ gl_call *gl_call_begin(const char *worker, uint32_t fn, const char *name) {
   c->nouts = 0;
   c->fn = fn;
   c->name = name;
+  c->t_begin = now_us();
   c->result = 0;
   c->text = "";
   c->broken = 0;
@@ -381,7 +437,8 @@ gl_status gl_call_finish(gl_call *c) {
   }
   char during[96];
   snprintf(during, sizeof during, "the call of %s", c->name);
-  if (gl_wire_send(g.sock, &c->request) != 0) {
+  const double t_send = now_us();
+  if (gl_mailbox_send(&g.box->request, g.sock, &c->request) != 0) {
     char why[256];
     snprintf(why, sizeof why, "sending a call to the lab worker failed: %s", strerror(errno));
     stop_worker(why);
@@ -389,7 +446,8 @@ gl_status gl_call_finish(gl_call *c) {
   }
   g.nforget = 0;
   gl_wire *r = &c->reply;
-  if (!await(r, during)) return gl_fail(GL_ERR_WORKER, "%s", g.failure);
+  if (!await_reply(r, during)) return gl_fail(GL_ERR_WORKER, "%s", g.failure);
+  const double t_reply = now_us();
   gl_wire_close_fds(r); /* the worker sends none */
   drain_all(1);
   uint32_t magic = gl_wire_get_u32(r);
@@ -414,6 +472,10 @@ gl_status gl_call_finish(gl_call *c) {
     return gl_fail(GL_ERR_WORKER, "%s", g.failure);
   }
   c->text = intern(text);
+  if (getenv("GPULABS_WORKER_TRACE") != NULL) {
+    fprintf(stderr, "proxy trace %s: marshal %.1f us, round trip %.1f us, worker host %.1f us\n",
+            c->name, t_send - c->t_begin, t_reply - t_send, host_ms * 1e3);
+  }
   g.timed = 1;
   g.stream_ms = stream_ms;
   g.host_ms = host_ms;
@@ -453,6 +515,13 @@ int gl_worker_last_timing(double *stream_ms, double *host_ms) {
   *stream_ms = g.timed ? g.stream_ms : 0;
   *host_ms = g.timed ? g.host_ms : 0;
   return g.timed;
+}
+
+int gl_worker_running(void) { return g.sock >= 0; }
+
+gl_status gl_worker_prime(void) {
+  if (g.sock < 0) return GL_OK;
+  return gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
 }
 
 void gl_worker_set_poll_us(unsigned us) { g.poll_us = us > 2000000 ? 2000000 : us; }

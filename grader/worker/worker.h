@@ -17,6 +17,8 @@ extern "C" {
 /* A function number with this bit set runs on the host only (names, sizes): the worker does
  * not touch the GPU around it. */
 #define GL_HOST_ONLY 0x8000u
+/* Function 0 is the worker's own: GPU work that brings its context onto the GPU (proxy.h). */
+#define GL_PRIME 0u
 
 typedef struct gl_args gl_args;
 

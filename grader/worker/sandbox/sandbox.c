@@ -210,7 +210,7 @@ typedef struct landlock {
   int ruleset_fd;
   uint64_t fs;    /* the rights this ABI knows, all handled (denied unless a rule allows) */
   int paths;      /* writable paths given a rule */
-  char missing[256];
+  char note[256]; /* the writable paths missing, or why the kernel has no Landlock */
 } landlock;
 
 /* The writable paths every worker gets: what the GPU driver opens read-write. /proc is
@@ -222,8 +222,8 @@ static int allow_path(report *r, landlock *l, const char *path, int given) {
   int fd = open(path, O_PATH | O_CLOEXEC);
   if (fd < 0) {
     if (given) {
-      size_t len = strlen(l->missing);
-      snprintf(l->missing + len, sizeof l->missing - len, "%s%s", len ? ", " : "", path);
+      size_t len = strlen(l->note);
+      snprintf(l->note + len, sizeof l->note - len, "%s%s", len ? ", " : "", path);
     }
     return 0;
   }
@@ -258,7 +258,7 @@ static int landlock_prepare(report *r, landlock *l, const char *const *writable)
   if (abi < 0) {
     /* ENOSYS: not built in; EOPNOTSUPP: not enabled at boot; EPERM: a container's policy. */
     if (errno == ENOSYS || errno == EOPNOTSUPP || errno == EPERM) {
-      snprintf(l->missing, sizeof l->missing, "%s", strerror(errno));
+      snprintf(l->note, sizeof l->note, "%s", strerror(errno));
       return 0;
     }
     return fail(r, "landlock_create_ruleset(version)");
@@ -309,7 +309,7 @@ static int landlock_prepare(report *r, landlock *l, const char *const *writable)
 static int landlock_apply(report *r, landlock *l) {
   next(r);
   if (l->abi == 0) {
-    say(r, "landlock skipped (%s)", l->missing);
+    say(r, "landlock skipped (%s)", l->note);
     return 0;
   }
   long rc = syscall(__NR_landlock_restrict_self, l->ruleset_fd, 0);
@@ -317,7 +317,7 @@ static int landlock_apply(report *r, landlock *l) {
   l->ruleset_fd = -1;
   if (rc != 0) return fail(r, "landlock_restrict_self");
   say(r, "landlock abi %d (fs read-only but %d paths", l->abi, l->paths);
-  if (l->missing[0] != '\0') say(r, "; missing, skipped: %s", l->missing);
+  if (l->note[0] != '\0') say(r, ", skipped as missing: %s", l->note);
   say(r, l->abi >= 4 ? ", tcp denied" : ", tcp not covered (abi < 4)");
   say(r, l->abi >= 6 ? ", signals and abstract sockets scoped)" : ", signals not scoped (abi < 6))");
   return 0;
@@ -325,9 +325,10 @@ static int landlock_apply(report *r, landlock *l) {
 
 /* ---- seccomp ---------------------------------------------------------------------------- */
 
+/* The filter reads the low half of 64-bit arguments as the first word: little-endian only. */
 #if defined(__x86_64__)
 #define GL_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define GL_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
@@ -403,7 +404,7 @@ static const int denied[] = {
 };
 
 #define ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
-/* The low 32 bits of argument 0 (both architectures are little-endian). */
+/* The low 32 bits of argument 0. */
 #define ARG0_LOW offsetof(struct seccomp_data, args[0])
 /* The namespace flags clone() accepts; a thread may not ask for any. */
 #define CLONE_NAMESPACES                                                                     \
@@ -531,16 +532,24 @@ int gl_sandbox_enter(const gl_sandbox_limits *limits, char *layers, size_t layer
   }
 
   /* 4. After the uid change, which clears it. If the parent is already gone, say so. */
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return fail(&r, "prctl(PR_SET_PDEATHSIG)");
-  if (getppid() != parent) {
+  int rc = 0;
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    rc = fail(&r, "prctl(PR_SET_PDEATHSIG)");
+  } else if (getppid() != parent) {
     errno = ESRCH;
-    return fail(&r, "the parent died before the worker started");
+    rc = fail(&r, "the parent died before the worker started");
+  } else {
+    next(&r);
+    say(&r, "pdeathsig SIGKILL");
+    /* 5. rlimits. */
+    rc = set_rlimits(&r, limits);
   }
-  next(&r);
-  say(&r, "pdeathsig SIGKILL");
+  if (rc != 0) {
+    if (l.ruleset_fd >= 0) close(l.ruleset_fd);
+    return -1;
+  }
 
-  /* 5. rlimits; 6. Landlock; 7. seccomp, last: it refuses nothing the others need. */
-  if (set_rlimits(&r, limits) != 0) return -1;
+  /* 6. Landlock; 7. seccomp, last: it refuses nothing the others need. */
   if (landlock_apply(&r, &l) != 0) return -1;
   return seccomp_apply(&r);
 }
