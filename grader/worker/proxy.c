@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "proxy.h"
 
+#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -81,6 +82,7 @@ static struct {
   double stream_ms, host_ms;
   int device_error;
   char device_error_text[512];
+  int synced; /* this process's GPU work is known finished: the next call need not wait */
 } g = {PTHREAD_MUTEX_INITIALIZER, .pid = -1, .sock = -1, .poll_us = 200};
 
 /* ---- What the worker prints -------------------------------------------------------------- */
@@ -437,6 +439,15 @@ gl_status gl_call_finish(gl_call *c) {
   }
   char during[96];
   snprintf(during, sizeof during, "the call of %s", c->name);
+  /* This process's GPU work (an upload, a poison) must be finished before the worker reads the
+   * buffers: work in two processes' contexts is not ordered, and cudaMemcpy from pageable
+   * memory may return before its copy lands. */
+  if (!(c->fn & GL_HOST_ONLY) && !g.synced) {
+    /* An error here is this process's own (or no GPU at all): the test's checks report it. */
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) cudaGetLastError();
+  }
+  g.synced = 0;
   const double t_send = now_us();
   if (gl_mailbox_send(&g.box->request, g.sock, &c->request) != 0) {
     char why[256];
@@ -521,7 +532,9 @@ int gl_worker_running(void) { return g.sock >= 0; }
 
 gl_status gl_worker_prime(void) {
   if (g.sock < 0) return GL_OK;
-  return gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
+  gl_status status = gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
+  g.synced = status == GL_OK; /* it waited for this process's work: the timed call need not */
+  return status;
 }
 
 void gl_worker_set_poll_us(unsigned us) { g.poll_us = us > 2000000 ? 2000000 : us; }
