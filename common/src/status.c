@@ -15,6 +15,7 @@ const char *gl_status_name(gl_status status) {
     case GL_ERR_INVALID_ARGUMENT: return "GL_ERR_INVALID_ARGUMENT";
     case GL_ERR_CUDA: return "GL_ERR_CUDA";
     case GL_ERR_NO_MEMORY: return "GL_ERR_NO_MEMORY";
+    case GL_ERR_WORKER: return "GL_ERR_WORKER";
   }
   return "GL_ERR_UNKNOWN";
 }

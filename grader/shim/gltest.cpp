@@ -12,6 +12,9 @@
 #include <cstring>
 #include <unistd.h>
 
+// Defined by the lab worker's proxy (grader/worker/proxy.h) in the programs that test a lab.
+extern "C" int gl_worker_take_device_error(char *text, size_t size) __attribute__((weak));
+
 namespace gl {
 namespace {
 
@@ -149,6 +152,12 @@ void ReportRatio(const std::string &metric, double ratio, const std::string &det
 }
 
 ::testing::AssertionResult DeviceOk(const char *after) {
+  // The lab's GPU work ran in its worker, which reported its errors with each call.
+  char remote[512] = "";
+  if (gl_worker_take_device_error != nullptr && gl_worker_take_device_error(remote, sizeof remote)) {
+    return ::testing::AssertionFailure() << "the GPU reported " << remote << " in the lab worker after "
+                                         << after << "; seed 0x" << std::hex << Seed();
+  }
   cudaError_t err = cudaDeviceSynchronize();
   if (err == cudaSuccess) err = cudaGetLastError();
   if (err == cudaSuccess) return ::testing::AssertionSuccess();

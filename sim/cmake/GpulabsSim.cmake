@@ -30,6 +30,7 @@ target_compile_features(gpulabs_sim_rewrite PRIVATE cxx_std_17)
 
 add_library(gpulabs_sim STATIC
   "${GPULABS_SIM_ROOT}/src/fiber.cpp"
+  "${GPULABS_SIM_ROOT}/src/ipc.cpp"
   "${GPULABS_SIM_ROOT}/src/runtime.cpp"
   "${GPULABS_SIM_ROOT}/src/report.cpp"
   "${GPULABS_SIM_ROOT}/src/settings.cpp"

@@ -82,6 +82,16 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaHostAllocDefault 0x00
 #define cudaHostRegisterDefault 0x00
 #define cudaMemAttachGlobal 0x01
+#define cudaIpcMemLazyEnablePeerAccess 0x01
+
+/* CUDA IPC's handles. The simulator does not fill them (see cudaIpcGetMemHandle below). */
+#define CUDA_IPC_HANDLE_SIZE 64
+typedef struct cudaIpcMemHandle_st {
+  char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcMemHandle_t;
+typedef struct cudaIpcEventHandle_st {
+  char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcEventHandle_t;
 
 /* The fields of cudaDeviceProp that CUDA 13 still has and a course is likely to read. */
 typedef struct cudaDeviceProp {
@@ -214,6 +224,14 @@ cudaError_t cudaMemsetAsync(void *dev_ptr, int value, size_t count,
                             cudaStream_t stream GPULABS_SIM_DEFAULT(0));
 cudaError_t cudaMemPrefetchAsync(const void *dev_ptr, size_t count, int device,
                                  cudaStream_t stream GPULABS_SIM_DEFAULT(0));
+
+/* Memory shared with another process. A handle cannot carry the shared-memory file behind an
+ * allocation, so cudaIpcGetMemHandle and cudaIpcOpenMemHandle fail with cudaErrorNotSupported:
+ * the simulator's gpulabs_sim_ipc_export/import (gpulabs_sim.h) pass a descriptor instead.
+ * cudaIpcCloseMemHandle releases what gpulabs_sim_ipc_import mapped. */
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *dev_ptr);
+cudaError_t cudaIpcOpenMemHandle(void **dev_ptr, cudaIpcMemHandle_t handle, unsigned int flags);
+cudaError_t cudaIpcCloseMemHandle(void *dev_ptr);
 
 /* Symbols (__constant__ and __device__ variables). In C++ the templates of cuda_runtime.h,
  * which take the variable itself, are preferred: they also check the size. */

@@ -26,6 +26,31 @@ constexpr int kRegistersPerMultiprocessor = 65536;
 constexpr int kRegistersPerThreadAssumed = 32;
 constexpr size_t kConstantMemory = 64 * 1024;
 
+// Fresh device memory holds this byte, not zeros: CUDA promises nothing about it.
+constexpr unsigned char kFreshMemory = 0xCB;
+
+// One device allocation (ipc.cpp): whole pages of its own at `base` (so page-aligned), between
+// guard ranges that AddressSanitizer sees as heap redzones.
+struct DeviceMapping {
+  char *base;
+  size_t size;    // the bytes asked for
+  int fd;         // its shared-memory file: -1 until exported (or for an import, the one mapped)
+  bool imported;  // mapped by gpulabs_sim_ipc_import (memory of another process)
+};
+
+// Maps `size` (> 0) bytes of fresh (kFreshMemory) private memory: false when there is none.
+bool map_device_memory(size_t size, DeviceMapping *out);
+// Moves the allocation onto a shared-memory file at the same address, contents kept, unless it
+// has one: the caller holds the allocation table's lock, and nothing may access the allocation
+// meanwhile. cudaErrorMemoryAllocation (with a note) when no file can be made.
+cudaError_t share_device_memory(DeviceMapping *m);
+// Maps the first `size` bytes of the file `fd` (sealed against shrinking, or sealable):
+// cudaErrorInvalidValue (with a note) or cudaErrorMemoryAllocation. Does not close fd.
+cudaError_t import_device_memory(int fd, size_t size, DeviceMapping *out);
+// Unmaps the allocation and closes its file; its addresses stay reserved and unusable for a
+// while (a use after free faults, or is a heap-use-after-free under AddressSanitizer).
+void unmap_device_memory(const DeviceMapping &m);
+
 // Prints "gpulabs-sim: <message>" on stderr.
 void note(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -20,16 +20,12 @@
 namespace gpulabs_sim {
 namespace {
 
-// Fresh device memory holds this byte, not zeros: CUDA promises nothing about it.
-constexpr unsigned char kFreshMemory = 0xCB;
-constexpr size_t kAllocationAlignment = 256;
-
 __thread cudaError_t tls_last_error __attribute__((tls_model("initial-exec"))) = cudaSuccess;
 
 struct State {
   std::mutex mutex;
-  std::map<uintptr_t, size_t> allocations;  // device memory: base -> bytes
-  size_t allocated = 0;
+  std::map<uintptr_t, DeviceMapping> allocations;  // device memory by base (ipc.cpp)
+  size_t allocated = 0;                            // the bytes of those not imported
   cudaError_t pending = cudaSuccess;  // a kernel failure not yet returned by a sync
   std::string failure;                // its report
   std::string failure_text;           // what cudaGetErrorString returns for it
@@ -55,7 +51,17 @@ bool is_device_range(const void *ptr, size_t count) {
   auto it = s.allocations.upper_bound(p);
   if (it == s.allocations.begin()) return false;
   --it;
-  return p >= it->first && p - it->first <= it->second && count <= it->second - (p - it->first);
+  const size_t size = it->second.size;
+  return p >= it->first && p - it->first <= size && count <= size - (p - it->first);
+}
+
+// The allocation that holds ptr (base <= ptr < base + size), or end(). The caller holds the lock.
+std::map<uintptr_t, DeviceMapping>::iterator find_allocation(State &s, const void *ptr) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  auto it = s.allocations.upper_bound(p);
+  if (it == s.allocations.begin()) return s.allocations.end();
+  --it;
+  return p - it->first < it->second.size ? it : s.allocations.end();
 }
 
 const char *kind_name(cudaMemcpyKind kind) {
@@ -436,12 +442,15 @@ cudaError_t cudaDeviceSynchronize(void) { return gpulabs_sim::sync_result(); }
 
 cudaError_t cudaDeviceReset(void) {
   gpulabs_sim::State &s = gpulabs_sim::state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  for (const auto &a : s.allocations) free(reinterpret_cast<void *>(a.first));
-  s.allocations.clear();
-  s.allocated = 0;
-  s.pending = cudaSuccess;
-  s.dynamic_shared_limit = gpulabs_sim::kStaticSharedPerBlock;
+  std::map<uintptr_t, gpulabs_sim::DeviceMapping> freed;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    freed.swap(s.allocations);
+    s.allocated = 0;
+    s.pending = cudaSuccess;
+    s.dynamic_shared_limit = gpulabs_sim::kStaticSharedPerBlock;
+  }
+  for (const auto &a : freed) gpulabs_sim::unmap_device_memory(a.second);
   gpulabs_sim::tls_last_error = cudaSuccess;
   return cudaSuccess;
 }
@@ -477,15 +486,12 @@ cudaError_t cudaMalloc(void **dev_ptr, size_t size) {
     if (size > gpulabs_sim::total_memory() - s.allocated)
       return record_error(cudaErrorMemoryAllocation);
   }
-  void *p = nullptr;
-  if (posix_memalign(&p, gpulabs_sim::kAllocationAlignment, size) != 0 || p == nullptr) {
-    return record_error(cudaErrorMemoryAllocation);
-  }
-  memset(p, gpulabs_sim::kFreshMemory, size);
+  gpulabs_sim::DeviceMapping m;
+  if (!gpulabs_sim::map_device_memory(size, &m)) return record_error(cudaErrorMemoryAllocation);
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.allocations[reinterpret_cast<uintptr_t>(p)] = size;
+  s.allocations[reinterpret_cast<uintptr_t>(m.base)] = m;
   s.allocated += size;
-  *dev_ptr = p;
+  *dev_ptr = m.base;
   return cudaSuccess;
 }
 
@@ -496,6 +502,7 @@ cudaError_t cudaMallocManaged(void **dev_ptr, size_t size, unsigned int) {
 cudaError_t cudaFree(void *dev_ptr) {
   if (dev_ptr == nullptr) return cudaSuccess;
   gpulabs_sim::State &s = gpulabs_sim::state();
+  gpulabs_sim::DeviceMapping m;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.allocations.find(reinterpret_cast<uintptr_t>(dev_ptr));
@@ -506,10 +513,11 @@ cudaError_t cudaFree(void *dev_ptr) {
           dev_ptr);
       return record_error(cudaErrorInvalidValue);
     }
-    s.allocated -= it->second;
+    m = it->second;
+    if (!m.imported) s.allocated -= m.size;
     s.allocations.erase(it);
   }
-  free(dev_ptr);
+  gpulabs_sim::unmap_device_memory(m);
   return cudaSuccess;
 }
 
@@ -751,4 +759,90 @@ extern "C" const char *gpulabs_sim_last_failure(void) {
   gpulabs_sim::State &s = gpulabs_sim::state();
   std::lock_guard<std::mutex> lock(s.mutex);
   return s.failure.c_str();
+}
+
+// ---- Device memory shared with another process (gpulabs_sim.h; the mappings: ipc.cpp) ------
+// Not CUDA calls: they leave the last error alone (a test program asks about pointers that may
+// have been freed, and a failed question must not turn up in a later cudaGetLastError).
+
+extern "C" int gpulabs_sim_ipc_export(const void *ptr, int *fd, void **base, size_t *size) {
+  if (fd != nullptr) *fd = -1;
+  if (base != nullptr) *base = nullptr;
+  if (size != nullptr) *size = 0;
+  if (fd == nullptr || ptr == nullptr) return cudaErrorInvalidValue;
+  gpulabs_sim::State &s = gpulabs_sim::state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = gpulabs_sim::find_allocation(s, ptr);
+  if (it == s.allocations.end()) return cudaErrorInvalidValue;
+  const cudaError_t e = gpulabs_sim::share_device_memory(&it->second);
+  if (e != cudaSuccess) return e;
+  *fd = it->second.fd;
+  if (base != nullptr) *base = it->second.base;
+  if (size != nullptr) *size = it->second.size;
+  return cudaSuccess;
+}
+
+extern "C" int gpulabs_sim_ipc_import(int fd, size_t size, void **base) {
+  if (base != nullptr) *base = nullptr;
+  if (fd < 0) {
+    note("gpulabs_sim_ipc_import: descriptor %d (cudaErrorInvalidValue)", fd);
+    return cudaErrorInvalidValue;
+  }
+  gpulabs_sim::DeviceMapping m;
+  cudaError_t e = base == nullptr ? cudaErrorInvalidValue
+                                  : gpulabs_sim::import_device_memory(fd, size, &m);
+  if (e != cudaSuccess) {
+    close(fd);  // taken over, whatever the outcome
+    return e;
+  }
+  gpulabs_sim::State &s = gpulabs_sim::state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.allocations[reinterpret_cast<uintptr_t>(m.base)] = m;
+  *base = m.base;
+  return cudaSuccess;
+}
+
+extern "C" int gpulabs_sim_ipc_release(void *base) {
+  gpulabs_sim::State &s = gpulabs_sim::state();
+  gpulabs_sim::DeviceMapping m;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.allocations.find(reinterpret_cast<uintptr_t>(base));
+    if (it == s.allocations.end() || !it->second.imported) {
+      note(
+          "gpulabs_sim_ipc_release(%p): not a base returned by gpulabs_sim_ipc_import, or "
+          "released already (cudaErrorInvalidValue)",
+          base);
+      return cudaErrorInvalidValue;
+    }
+    m = it->second;
+    s.allocations.erase(it);
+  }
+  gpulabs_sim::unmap_device_memory(m);
+  return cudaSuccess;
+}
+
+// CUDA's own IPC passes a 64-byte handle, which cannot carry a file descriptor: the simulator
+// shares through gpulabs_sim_ipc_export/import instead (see sim/README.md).
+extern "C" cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *) {
+  if (handle != nullptr) memset(handle, 0, sizeof *handle);
+  note(
+      "cudaIpcGetMemHandle: not simulated (a handle cannot carry the shared-memory file): use "
+      "gpulabs_sim_ipc_export/gpulabs_sim_ipc_import (gpulabs_sim.h) and pass the descriptor "
+      "over a Unix socket (cudaErrorNotSupported)");
+  return record_error(cudaErrorNotSupported);
+}
+
+extern "C" cudaError_t cudaIpcOpenMemHandle(void **dev_ptr, cudaIpcMemHandle_t, unsigned int) {
+  if (dev_ptr != nullptr) *dev_ptr = nullptr;
+  note(
+      "cudaIpcOpenMemHandle: not simulated (a handle cannot carry the shared-memory file): use "
+      "gpulabs_sim_ipc_import (gpulabs_sim.h) on a descriptor received over a Unix socket "
+      "(cudaErrorNotSupported)");
+  return record_error(cudaErrorNotSupported);
+}
+
+// Releases what gpulabs_sim_ipc_import mapped, so code written for the GPU can close it.
+extern "C" cudaError_t cudaIpcCloseMemHandle(void *dev_ptr) {
+  return record_error((cudaError_t)gpulabs_sim_ipc_release(dev_ptr));
 }

@@ -13,7 +13,8 @@ typedef enum gl_status {
   GL_ERR_SIZE,            /* n (or another size) is beyond what the lab allows */
   GL_ERR_INVALID_ARGUMENT,/* any other bad argument: block size, step, bit range, ... */
   GL_ERR_CUDA,            /* a CUDA call or a kernel launch failed */
-  GL_ERR_NO_MEMORY        /* a host or device allocation failed */
+  GL_ERR_NO_MEMORY,       /* a host or device allocation failed */
+  GL_ERR_WORKER           /* the lab worker process died, hung or broke the protocol */
 } gl_status;
 
 /* "GL_OK", "GL_ERR_NOT_IMPLEMENTED", ... */

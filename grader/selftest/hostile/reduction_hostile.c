@@ -1,0 +1,126 @@
+/* A hostile submission of the reduction lab, for the lab worker's tests
+ * (grader/tests/worker_hostile_test.cpp): the lab's API, where every call of reduce_sum_int
+ * tries the attack that GPULABS_HOSTILE names instead of summing. Each attack reports its own
+ * success: GL_OK when it got what it wanted, an error (with errno's text) when it was refused,
+ * so the test can tell a refusal from an attack that was never tried.
+ *
+ * This file is what a student could write; it is never linked into a test program. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "reduction.h"
+
+static const char *attack(void) {
+  const char *a = getenv("GPULABS_HOSTILE");
+  return a == NULL ? "" : a;
+}
+
+/* Before main, as a student's constructor would: leave a file where the grader might read it.
+ * The worker's sandbox is entered earlier (priority 101), so this must be refused. */
+__attribute__((constructor)) static void early_write(void) {
+  const char *path = getenv("GPULABS_HOSTILE_FILE");
+  if (strcmp(attack(), "constructor-write") != 0 || path == NULL) return;
+  FILE *f = fopen(path, "w");
+  if (f != NULL) {
+    fputs("written by a constructor\n", f);
+    fclose(f);
+  }
+}
+
+static gl_status refused(const char *what) {
+  return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s refused: %s", what, strerror(errno));
+}
+
+const char *reduce_step_name(reduce_step step) { return step == 1 ? "1-hostile" : "unknown"; }
+const char *reduce_op_name(reduce_op op) { return op == REDUCE_SUM ? "sum" : "unknown"; }
+
+gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_size,
+                         int64_t *d_sum) {
+  (void)step, (void)d_in, (void)n, (void)block_size, (void)d_sum;
+  const char *a = attack();
+  const char *path = getenv("GPULABS_HOSTILE_FILE");
+  if (strcmp(a, "forge-verdict") == 0) {
+    /* Google Test's lines, then leave before any check. */
+    printf("[       OK ] WorkerHostile.ForgedVerdict (0 ms)\n[  PASSED  ] 1 test.\n");
+    printf("GPULABS_METRIC ratio=99.0\n");
+    fflush(stdout);
+    _exit(0);
+  }
+  if (strcmp(a, "write-file") == 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return refused("open(O_CREAT)");
+    ssize_t w = write(fd, "pwned\n", 6);
+    close(fd);
+    return w == 6 ? GL_OK : refused("write");
+  }
+  if (strcmp(a, "fork") == 0) {
+    pid_t pid = fork();
+    if (pid < 0) return refused("fork");
+    if (pid == 0) { /* a process left behind, waiting for the grader's files */
+      setsid();
+      sleep(30);
+      _exit(0);
+    }
+    return GL_OK;
+  }
+  if (strcmp(a, "exec") == 0) {
+    execl("/bin/sh", "sh", "-c", "true", (char *)NULL);
+    return refused("execl");
+  }
+  if (strcmp(a, "signal-parent") == 0) {
+    if (kill(getppid(), SIGUSR1) != 0) return refused("kill");
+    return GL_OK;
+  }
+  if (strcmp(a, "ptrace-parent") == 0) {
+    if (ptrace(PTRACE_ATTACH, getppid(), NULL, NULL) != 0) return refused("ptrace");
+    return GL_OK;
+  }
+  if (strcmp(a, "read-parent-memory") == 0) {
+    char buf[16];
+    struct iovec local = {buf, sizeof buf}, remote = {(void *)d_sum, sizeof buf};
+    if (process_vm_readv(getppid(), &local, 1, &remote, 1, 0) < 0) {
+      return refused("process_vm_readv");
+    }
+    return GL_OK;
+  }
+  if (strcmp(a, "network") == 0) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0) return refused("socket(AF_INET)");
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(9);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int rc = connect(s, (struct sockaddr *)&addr, sizeof addr);
+    close(s);
+    return rc == 0 || errno == ECONNREFUSED ? GL_OK : refused("connect");
+  }
+  if (strcmp(a, "crash") == 0) raise(SIGSEGV);
+  if (strcmp(a, "flood") == 0) {
+    for (int i = 0; i < 40000; ++i) printf("flooding the test's output, line %d\n", i);
+    return GL_OK;
+  }
+  return gl_not_implemented("reduce_sum_int (no attack named)");
+}
+
+gl_status reduce_int(reduce_op op, const int *d_in, size_t n, int block_size, int64_t *d_result) {
+  return reduce_sum_int((reduce_step)op, d_in, n, block_size, d_result);
+}
+
+gl_status reduce_float(reduce_op op, const float *d_in, size_t n, int block_size,
+                       float *d_result) {
+  (void)op, (void)d_in, (void)n, (void)block_size, (void)d_result;
+  return gl_not_implemented("reduce_float");
+}
+
+void reduce_free_scratch(void) {}

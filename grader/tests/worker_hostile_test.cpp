@@ -1,0 +1,154 @@
+// The lab worker against a hostile submission (grader/selftest/hostile/reduction_hostile.c):
+// each attack a student could write into a lab's file is tried from inside the worker, and each
+// must fail without touching the test program: no forged verdict or metric in its output, no
+// file written, no process left behind, no signal, trace or read of the test program, no
+// network. Runs on the CPU (the attacks need no GPU), on both backends.
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gltest.h"
+
+extern "C" {
+#include "reduction.h"
+#include "worker/proxy.h"
+}
+
+namespace {
+
+volatile sig_atomic_t usr1_seen = 0;
+void OnUsr1(int) { usr1_seen = 1; }
+
+class WorkerHostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/gpulabs-hostile-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    // Writable by anyone, so that only the sandbox can stop a write (the worker may run as
+    // another user when the tests run as root).
+    chmod(dir_.c_str(), 0777);
+    file_ = dir_ + "/written-by-the-worker";
+    setenv("GPULABS_LAB_WORKER", HOSTILE_WORKER, 1);
+    setenv("GPULABS_HOSTILE_FILE", file_.c_str(), 1);
+    gl_worker_stop();
+  }
+  void TearDown() override {
+    gl_worker_stop();
+    unlink(file_.c_str());
+    rmdir(dir_.c_str());
+    unsetenv("GPULABS_HOSTILE");
+  }
+
+  // Runs the attack in a fresh worker; what the test program printed meanwhile goes to *output.
+  gl_status Attack(const char *name, std::string *output = nullptr) {
+    setenv("GPULABS_HOSTILE", name, 1);
+    gl_worker_stop();
+    std::string capture = dir_ + "/stdout";
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(capture.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    close(fd);
+    gl_clear_error();
+    gl_status status = reduce_sum_int(REDUCE_STEP_INTERLEAVED_DIVERGENT, nullptr, 0, 0, nullptr);
+    message_ = gl_last_error();
+    gl_worker_stop();  // its last words are forwarded now
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    std::ifstream in(capture);
+    std::stringstream text;
+    text << in.rdbuf();
+    unlink(capture.c_str());
+    if (output != nullptr) *output = text.str();
+    return status;
+  }
+
+  bool FileWritten() const { return access(file_.c_str(), F_OK) == 0; }
+
+  std::string dir_, file_, message_;
+};
+
+// True when a line of `text` starts with `prefix`: what a parser of the test's output would read.
+bool SomeLineStartsWith(const std::string &text, const std::string &prefix) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.compare(0, prefix.size(), prefix) == 0) return true;
+  }
+  return false;
+}
+
+TEST_F(WorkerHostile, AForgedVerdictAndExitFailTheCall) {
+  std::string out;
+  EXPECT_EQ(Attack("forge-verdict", &out), GL_ERR_WORKER);
+  EXPECT_NE(message_.find("exited with status 0"), std::string::npos) << message_;
+  EXPECT_NE(message_.find("reduce_sum_int"), std::string::npos) << message_;
+  // What it printed arrived, prefixed: no line of it reads as a verdict or a metric.
+  EXPECT_NE(out.find("[lab worker] [       OK ] WorkerHostile.ForgedVerdict"), std::string::npos)
+      << out;
+  EXPECT_FALSE(SomeLineStartsWith(out, "[       OK ]")) << out;
+  EXPECT_FALSE(SomeLineStartsWith(out, "[  PASSED  ]")) << out;
+  EXPECT_FALSE(SomeLineStartsWith(out, "GPULABS_METRIC")) << out;
+}
+
+TEST_F(WorkerHostile, FileWritesAreRefused) {
+  EXPECT_NE(Attack("write-file"), GL_OK) << "the worker wrote " << file_;
+  EXPECT_FALSE(FileWritten());
+}
+
+TEST_F(WorkerHostile, AConstructorRunsInsideTheSandbox) {
+  Attack("constructor-write");
+  EXPECT_FALSE(FileWritten()) << "a constructor of the lab's code wrote " << file_;
+}
+
+TEST_F(WorkerHostile, NoProcessIsLeftBehind) {
+  EXPECT_NE(Attack("fork"), GL_OK) << "the worker forked";
+  EXPECT_NE(message_.find("fork refused"), std::string::npos) << message_;
+  EXPECT_NE(Attack("exec"), GL_OK) << "the worker ran /bin/sh";
+}
+
+TEST_F(WorkerHostile, TheTestProgramCannotBeTracedOrRead) {
+  EXPECT_NE(Attack("ptrace-parent"), GL_OK);
+  EXPECT_NE(Attack("read-parent-memory"), GL_OK);
+}
+
+TEST_F(WorkerHostile, NoSignalReachesTheTestProgram) {
+  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 6) GTEST_SKIP() << "Landlock ABI " << abi << " cannot scope signals (6 can)";
+  struct sigaction action = {}, old = {};
+  action.sa_handler = OnUsr1;
+  sigaction(SIGUSR1, &action, &old);
+  usr1_seen = 0;
+  EXPECT_NE(Attack("signal-parent"), GL_OK);
+  sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_EQ(usr1_seen, 0);
+}
+
+TEST_F(WorkerHostile, NoNetwork) { EXPECT_NE(Attack("network"), GL_OK); }
+
+TEST_F(WorkerHostile, ACrashFailsTheCallWithItsCause) {
+  EXPECT_EQ(Attack("crash"), GL_ERR_WORKER);
+  // Killed by SIGSEGV, or (under AddressSanitizer, the CPU backend's default) its report's exit.
+  EXPECT_TRUE(message_.find("signal 11") != std::string::npos ||
+              message_.find("exited with status") != std::string::npos)
+      << message_;
+}
+
+TEST_F(WorkerHostile, AFloodOfOutputIsCut) {
+  std::string out;
+  EXPECT_EQ(Attack("flood", &out), GL_OK) << message_;
+  EXPECT_LT(out.size(), (size_t)1200000);
+  EXPECT_NE(out.find("more output dropped"), std::string::npos);
+}
+
+}  // namespace

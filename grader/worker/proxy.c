@@ -1,0 +1,562 @@
+/* The test program's side of the lab worker (proxy.h). */
+#define _GNU_SOURCE
+#include "proxy.h"
+
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mailbox.h"
+#include "share.h"
+#include "worker.h"
+#include "wire.h"
+
+extern char **environ;
+
+#define MAX_OUTS 8
+#define MAX_SHARED 64          /* allocations remembered before the dead ones are swept */
+#define FORWARD_LIMIT (1 << 20) /* bytes of the worker's output forwarded per test program */
+#define PREFIX "[lab worker] "
+
+/* The proxies are polled for this long before the test program sleeps on the socket: a short
+ * call then costs no wake-up (timed calls of 0.1 ms would otherwise carry one). */
+#ifdef GPULABS_SIM
+#define REPLY_SPIN_US 0 /* the CPU backend needs the cores for its kernels */
+#else
+#define REPLY_SPIN_US 300
+#endif
+
+struct gl_call {
+  gl_wire request, reply;
+  void *outs[MAX_OUTS];
+  size_t out_bytes[MAX_OUTS];
+  int nouts;
+  uint32_t fn;
+  const char *name;
+  double t_begin;
+  uint64_t result;
+  const char *text;
+  int broken; /* an argument could not be sent */
+};
+
+typedef struct shared_entry {
+  gl_share_token token;
+  uintptr_t base;
+} shared_entry;
+
+typedef struct pending_output {
+  int fd;       /* the pipe from the worker, -1 once closed */
+  int to;       /* 1 or 2: where its lines go */
+  char line[1024];
+  size_t used;
+} pending_output;
+
+static struct {
+  pthread_mutex_t lock;
+  gl_call call;
+  pid_t pid;
+  int sock;
+  gl_mailbox *box;
+  uint32_t reply_seen;
+  pending_output out[2];
+  size_t forwarded;
+  char failure[512]; /* why the worker is unusable, once it is */
+  shared_entry shared[MAX_SHARED];
+  int nshared;
+  uint64_t forget[MAX_SHARED];
+  int nforget;
+  unsigned poll_us;
+  int timed;
+  double stream_ms, host_ms;
+  int device_error;
+  char device_error_text[512];
+  int synced; /* this process's GPU work is known finished: the next call need not wait */
+} g = {PTHREAD_MUTEX_INITIALIZER, .pid = -1, .sock = -1, .poll_us = 200};
+
+/* ---- What the worker prints -------------------------------------------------------------- */
+
+static void write_all(int fd, const char *text, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, text, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    text += w;
+    n -= (size_t)w;
+  }
+}
+
+/* One line, prefixed, so nothing the lab prints can pass for a line of the test program. */
+static void emit_line(pending_output *o) {
+  if (o->used == 0) return;
+  fflush(stdout);
+  fflush(stderr);
+  if (g.forwarded < FORWARD_LIMIT) {
+    char buf[sizeof o->line + sizeof PREFIX + 2];
+    int n = snprintf(buf, sizeof buf, PREFIX "%.*s\n", (int)o->used, o->line);
+    write_all(o->to, buf, (size_t)n);
+    g.forwarded += (size_t)n;
+    if (g.forwarded >= FORWARD_LIMIT) {
+      const char *note = PREFIX "(more output dropped: 1 MiB is forwarded per test program)\n";
+      write_all(o->to, note, strlen(note));
+    }
+  }
+  o->used = 0;
+}
+
+static void drain(pending_output *o) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(o->fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      emit_line(o);
+      close(o->fd);
+      o->fd = -1;
+      return;
+    }
+    for (ssize_t i = 0; i < n; ++i) {
+      char ch = buf[i];
+      if (ch == '\n' || o->used == sizeof o->line) emit_line(o);
+      if (ch != '\n') o->line[o->used++] = ch == '\r' ? ' ' : ch;
+    }
+  }
+}
+
+static void drain_all(int flush_partial) {
+  for (int i = 0; i < 2; ++i) {
+    if (g.out[i].fd >= 0) drain(&g.out[i]);
+    if (flush_partial) emit_line(&g.out[i]);
+  }
+}
+
+/* ---- The worker's life -------------------------------------------------------------------- */
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Why the worker is gone ("killed by signal 11 (Segmentation fault)"), once it is. */
+static void describe_end(char *text, size_t size) {
+  int status = 0;
+  pid_t r = 0;
+  for (int i = 0; i < 200 && r == 0; ++i) { /* it closed the socket: give it a second to end */
+    r = waitpid(g.pid, &status, WNOHANG);
+    if (r == 0) nanosleep(&(struct timespec){0, 5000000}, NULL);
+  }
+  if (r != g.pid) {
+    kill(g.pid, SIGKILL);
+    r = waitpid(g.pid, &status, 0);
+  }
+  if (r == g.pid && WIFEXITED(status)) {
+    snprintf(text, size, "exited with status %d", WEXITSTATUS(status));
+  } else if (r == g.pid && WIFSIGNALED(status)) {
+    snprintf(text, size, "was killed by signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+  } else {
+    snprintf(text, size, "ended");
+  }
+  g.pid = -1;
+}
+
+static void stop_worker(const char *why) {
+  if (g.sock >= 0) close(g.sock);
+  g.sock = -1;
+  if (g.pid > 0) {
+    kill(g.pid, SIGKILL);
+    waitpid(g.pid, NULL, 0);
+    g.pid = -1;
+  }
+  drain_all(1);
+  if (why != NULL && g.failure[0] == '\0') snprintf(g.failure, sizeof g.failure, "%s", why);
+}
+
+/* Waits for the worker's next message: forwards its output meanwhile. 1, or 0 with the reason
+ * in g.failure (the worker is then stopped). */
+static int await(gl_wire *w, const char *during) {
+  const double spin_until = now_us() + REPLY_SPIN_US;
+  for (;;) {
+    struct pollfd p[3] = {{g.sock, POLLIN, 0}, {g.out[0].fd, POLLIN, 0}, {g.out[1].fd, POLLIN, 0}};
+    int timeout = now_us() < spin_until ? 0 : 1000;
+    int n = poll(p, 3, timeout);
+    if (n < 0 && errno != EINTR) {
+      stop_worker("poll failed");
+      return 0;
+    }
+    if (p[1].revents) drain(&g.out[0]);
+    if (p[2].revents) drain(&g.out[1]);
+    if (p[0].revents == 0) continue;
+    int got = gl_wire_recv(g.sock, w, MSG_DONTWAIT);
+    if (got < 0 && errno == EAGAIN) continue;
+    if (got == 1 && !w->bad) return 1;
+    char end[128] = "broke the protocol (a malformed message)";
+    if (got <= 0) {
+      close(g.sock);
+      g.sock = -1;
+      drain_all(1);
+      describe_end(end, sizeof end);
+    }
+    gl_wire_close_fds(w);
+    char why[400];
+    snprintf(why, sizeof why, "the lab worker %s during %s", end, during);
+    stop_worker(why);
+    return 0;
+  }
+}
+
+/* Waits for the worker's answer in the mailbox: spins first (a short call then costs no
+ * wake-up), then sleeps on it; meanwhile forwards its output and notices its end (the socket
+ * closes). 1, or 0 with the reason in g.failure. */
+static int await_reply(gl_wire *w, const char *during) {
+  const double spin_until = now_us() + REPLY_SPIN_US;
+  for (unsigned spins = 0;; ++spins) {
+    int got = gl_mailbox_take(&g.box->reply, &g.reply_seen, g.sock, w);
+    if (got == 1) return 1;
+    if (got < 0) {
+      char why[300];
+      snprintf(why, sizeof why, "the lab worker broke the protocol during %s", during);
+      stop_worker(why);
+      return 0;
+    }
+    const int spinning = now_us() < spin_until;
+    if (spinning && spins % 64 != 0) continue;
+    struct pollfd p[3] = {{g.sock, POLLIN, 0}, {g.out[0].fd, POLLIN, 0}, {g.out[1].fd, POLLIN, 0}};
+    if (poll(p, 3, 0) > 0) {
+      if (p[1].revents) drain(&g.out[0]);
+      if (p[2].revents) drain(&g.out[1]);
+      if (p[0].revents) { /* the worker sends nothing on the socket now: it ended */
+        if (gl_mailbox_take(&g.box->reply, &g.reply_seen, g.sock, w) == 1) return 1;
+        char end[128];
+        close(g.sock);
+        g.sock = -1;
+        drain_all(1);
+        describe_end(end, sizeof end);
+        char why[400];
+        snprintf(why, sizeof why, "the lab worker %s during %s", end, during);
+        stop_worker(why);
+        return 0;
+      }
+    }
+    if (!spinning) gl_mailbox_sleep(&g.box->reply, g.reply_seen, 2000);
+  }
+}
+
+static int start_worker(const char *path) {
+  const char *override = getenv("GPULABS_LAB_WORKER");
+  if (override != NULL && override[0] != '\0') path = override;
+  int sv[2], outp[2], errp[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+      pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
+    snprintf(g.failure, sizeof g.failure, "could not start the lab worker: %s", strerror(errno));
+    return 0;
+  }
+  /* A fresh mailbox for each worker. */
+  if (g.box != NULL) munmap(g.box, sizeof *g.box);
+  int box_fd = -1;
+  g.box = gl_mailbox_create(&box_fd);
+  if (g.box == NULL) {
+    snprintf(g.failure, sizeof g.failure, "could not create the worker's mailbox: %s",
+             strerror(errno));
+    return 0;
+  }
+  g.reply_seen = 0;
+  /* Only this end: the worker's writes block when the pipe is full, and nothing is lost. */
+  fcntl(outp[0], F_SETFL, O_NONBLOCK);
+  fcntl(errp[0], F_SETFL, O_NONBLOCK);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+  posix_spawn_file_actions_adddup2(&fa, box_fd, 4);
+  posix_spawn_file_actions_addclosefrom_np(&fa, 5);
+  char *argv[] = {(char *)path, NULL};
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(box_fd);
+  close(sv[1]);
+  close(outp[1]);
+  close(errp[1]);
+  g.sock = sv[0];
+  g.out[0] = (pending_output){.fd = outp[0], .to = 1};
+  g.out[1] = (pending_output){.fd = errp[0], .to = 2};
+  if (rc != 0) {
+    close(g.sock);
+    g.sock = -1;
+    drain_all(1);
+    snprintf(g.failure, sizeof g.failure, "could not start the lab worker %s: %s", path,
+             strerror(rc));
+    return 0;
+  }
+  g.pid = pid;
+  gl_wire *hello = &g.call.reply;
+  if (!await(hello, "its start")) return 0;
+  char layers[512];
+  uint32_t magic = gl_wire_get_u32(hello);
+  int32_t ok = (int32_t)gl_wire_get_u32(hello);
+  gl_wire_get_str(hello, layers, sizeof layers);
+  gl_wire_close_fds(hello);
+  if (magic != GL_WIRE_HELLO || hello->bad) {
+    stop_worker("the lab worker broke the protocol at its start");
+    return 0;
+  }
+  if (!ok) {
+    char why[700];
+    snprintf(why, sizeof why, "the lab worker could not enter its sandbox: %s", layers);
+    stop_worker(why);
+    return 0;
+  }
+  /* Once per test program: which layers sealed the worker (grader/README.md). */
+  fflush(stdout);
+  printf("[ gpulabs  ] lab worker %d, sandbox: %s\n", (int)pid, layers);
+  fflush(stdout);
+  return 1;
+}
+
+/* ---- Calls -------------------------------------------------------------------------------- */
+
+gl_call *gl_call_begin(const char *worker, uint32_t fn, const char *name) {
+  pthread_mutex_lock(&g.lock);
+  gl_call *c = &g.call;
+  gl_wire_reset(&c->request);
+  c->nouts = 0;
+  c->fn = fn;
+  c->name = name;
+  c->t_begin = now_us();
+  c->result = 0;
+  c->text = "";
+  c->broken = 0;
+  if (g.sock < 0 && g.failure[0] == '\0') start_worker(worker);
+  gl_wire_reset(&c->request);
+  gl_wire_put_u32(&c->request, GL_WIRE_REQUEST);
+  gl_wire_put_u32(&c->request, fn);
+  gl_wire_put_u32(&c->request, g.poll_us);
+  /* Allocations freed since they were handed over: the worker lets go of them. */
+  if (g.nshared >= MAX_SHARED) {
+    int kept = 0;
+    for (int i = 0; i < g.nshared; ++i) {
+      if (gl_share_alive(&g.shared[i].token, g.shared[i].base)) {
+        g.shared[kept++] = g.shared[i];
+      } else if (g.nforget < MAX_SHARED) {
+        g.forget[g.nforget++] = g.shared[i].token.id;
+      }
+    }
+    g.nshared = kept;
+    if (g.nshared >= MAX_SHARED) g.nshared = 0; /* all alive: the worker keeps them mapped */
+  }
+  gl_wire_put_u32(&c->request, (uint32_t)g.nforget);
+  for (int i = 0; i < g.nforget; ++i) gl_wire_put_u64(&c->request, g.forget[i]);
+  return c;
+}
+
+void gl_call_value(gl_call *c, const void *value, size_t bytes) {
+  gl_wire_put(&c->request, value, bytes);
+}
+
+void gl_call_device(gl_call *c, const void *ptr) {
+  gl_share_token token;
+  uintptr_t base = 0;
+  int fd = -1;
+  if (ptr == NULL) {
+    gl_wire_put_u32(&c->request, 0);
+    return;
+  }
+  if (gl_share_export(ptr, &token, &base, &fd) != 0) {
+    gl_wire_put_u32(&c->request, 2); /* not a buffer of ours: its value, unusable there */
+    gl_wire_put_u64(&c->request, (uint64_t)(uintptr_t)ptr);
+    return;
+  }
+  int known = 0;
+  for (int i = 0; i < g.nshared && !known; ++i) {
+    known = g.shared[i].token.id == token.id && g.shared[i].base == base;
+  }
+  if (!known && g.nshared < MAX_SHARED) g.shared[g.nshared++] = (shared_entry){token, base};
+  gl_wire_put_u32(&c->request, 1);
+  gl_wire_put(&c->request, &token, sizeof token);
+  gl_wire_put_u64(&c->request, (uint64_t)((uintptr_t)ptr - base));
+  /* The memory file travels each time (the worker may have let go of it); cheap on a socket. */
+  gl_wire_put_u32(&c->request, fd >= 0);
+  if (fd >= 0) gl_wire_put_fd(&c->request, fd);
+}
+
+void gl_call_in(gl_call *c, const void *host, size_t bytes) {
+  gl_wire_put_u32(&c->request, host != NULL);
+  if (host == NULL) return;
+  gl_wire_put_u64(&c->request, bytes);
+  gl_wire_put(&c->request, host, bytes);
+}
+
+void gl_call_out(gl_call *c, void *host, size_t bytes) {
+  gl_wire_put_u32(&c->request, host != NULL);
+  if (host == NULL) return;
+  gl_wire_put_u64(&c->request, bytes);
+  if (c->nouts == MAX_OUTS) {
+    c->broken = 1;
+    return;
+  }
+  c->outs[c->nouts] = host;
+  c->out_bytes[c->nouts++] = bytes;
+}
+
+/* Interned copies of the texts the worker returns (step names are compared by pointer nowhere,
+ * but must outlive the call). */
+static const char *intern(const char *text) {
+  static char **texts;
+  static size_t count;
+  for (size_t i = 0; i < count; ++i) {
+    if (strcmp(texts[i], text) == 0) return texts[i];
+  }
+  char **grown = realloc(texts, (count + 1) * sizeof *texts);
+  char *copy = strdup(text);
+  if (grown == NULL || copy == NULL) return "";
+  texts = grown;
+  texts[count++] = copy;
+  return copy;
+}
+
+gl_status gl_call_finish(gl_call *c) {
+  g.timed = 0;
+  if (g.sock < 0) {
+    return gl_fail(GL_ERR_WORKER, "%s", g.failure[0] ? g.failure : "the lab worker is not running");
+  }
+  if (c->broken || c->request.bad) {
+    return gl_fail(GL_ERR_WORKER, "the call's arguments do not fit in one message to the worker");
+  }
+  char during[96];
+  snprintf(during, sizeof during, "the call of %s", c->name);
+  /* This process's GPU work (an upload, a poison) must be finished before the worker reads the
+   * buffers: work in two processes' contexts is not ordered, and cudaMemcpy from pageable
+   * memory may return before its copy lands. */
+  if (!(c->fn & GL_HOST_ONLY) && !g.synced) {
+    /* An error here is this process's own (or no GPU at all): the test's checks report it. */
+    cudaError_t err = cudaDeviceSynchronize();
+#ifndef GPULABS_SIM
+    if (err == cudaErrorInsufficientDriver) err = cudaErrorNoDevice;
+#endif
+    if (err == cudaErrorNoDevice) cudaGetLastError();
+  }
+  g.synced = 0;
+  const double t_send = now_us();
+  if (gl_mailbox_send(&g.box->request, g.sock, &c->request) != 0) {
+    char why[256];
+    snprintf(why, sizeof why, "sending a call to the lab worker failed: %s", strerror(errno));
+    stop_worker(why);
+    return gl_fail(GL_ERR_WORKER, "%s", g.failure);
+  }
+  g.nforget = 0;
+  gl_wire *r = &c->reply;
+  if (!await_reply(r, during)) return gl_fail(GL_ERR_WORKER, "%s", g.failure);
+  const double t_reply = now_us();
+  gl_wire_close_fds(r); /* the worker sends none */
+  drain_all(1);
+  uint32_t magic = gl_wire_get_u32(r);
+  int32_t status = (int32_t)gl_wire_get_u32(r);
+  int32_t device_error = (int32_t)gl_wire_get_u32(r);
+  double stream_ms = 0, host_ms = 0;
+  gl_wire_get(r, &stream_ms, sizeof stream_ms);
+  gl_wire_get(r, &host_ms, sizeof host_ms);
+  char message[1024], device_text[512], text[512];
+  gl_wire_get_str(r, message, sizeof message);
+  gl_wire_get_str(r, device_text, sizeof device_text);
+  c->result = gl_wire_get_u64(r);
+  gl_wire_get_str(r, text, sizeof text);
+  for (int i = 0; i < c->nouts && !r->bad; ++i) {
+    uint64_t n = gl_wire_get_u64(r);
+    const void *bytes = n == c->out_bytes[i] ? gl_wire_take(r, n) : NULL;
+    if (bytes == NULL) r->bad = 1;
+    else memcpy(c->outs[i], bytes, n);
+  }
+  if (magic != GL_WIRE_REPLY || r->bad || status < GL_OK || status > GL_ERR_WORKER) {
+    stop_worker("the lab worker broke the protocol (a malformed answer)");
+    return gl_fail(GL_ERR_WORKER, "%s", g.failure);
+  }
+  c->text = intern(text);
+  if (getenv("GPULABS_WORKER_TRACE") != NULL) {
+    fprintf(stderr, "proxy trace %s: marshal %.1f us, round trip %.1f us, worker host %.1f us\n",
+            c->name, t_send - c->t_begin, t_reply - t_send, host_ms * 1e3);
+  }
+  g.timed = 1;
+  g.stream_ms = stream_ms;
+  g.host_ms = host_ms;
+  if (device_error != 0 && g.device_error == 0) {
+    g.device_error = device_error;
+    snprintf(g.device_error_text, sizeof g.device_error_text, "%s", device_text);
+  }
+  if (status == GL_OK) {
+    gl_clear_error();
+    return GL_OK;
+  }
+  return gl_fail((gl_status)status, "%s", message);
+}
+
+uint64_t gl_call_result(gl_call *c) { return c->result; }
+const char *gl_call_text(gl_call *c) { return c->text; }
+
+const char *gl_call_next_text(gl_call *c) {
+  char text[512];
+  if (c->reply.pos >= c->reply.size) return "";
+  gl_wire_get_str(&c->reply, text, sizeof text);
+  return intern(text);
+}
+
+void gl_call_end(gl_call *c) {
+  (void)c;
+  pthread_mutex_unlock(&g.lock);
+}
+
+gl_status gl_call_status(gl_call *c) {
+  gl_status s = gl_call_finish(c);
+  gl_call_end(c);
+  return s;
+}
+
+int gl_worker_last_timing(double *stream_ms, double *host_ms) {
+  *stream_ms = g.timed ? g.stream_ms : 0;
+  *host_ms = g.timed ? g.host_ms : 0;
+  return g.timed;
+}
+
+int gl_worker_running(void) { return g.sock >= 0; }
+
+gl_status gl_worker_prime(void) {
+  if (g.sock < 0) return GL_OK;
+  gl_status status = gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
+  g.synced = status == GL_OK; /* it waited for this process's work: the timed call need not */
+  return status;
+}
+
+void gl_worker_set_poll_us(unsigned us) { g.poll_us = us > 2000000 ? 2000000 : us; }
+
+void gl_worker_stop(void) {
+  pthread_mutex_lock(&g.lock);
+  stop_worker(NULL);
+  g.failure[0] = '\0';
+  g.nshared = 0;
+  g.nforget = 0;
+  g.forwarded = 0;
+  pthread_mutex_unlock(&g.lock);
+}
+
+int gl_worker_take_device_error(char *text, size_t size) {
+  pthread_mutex_lock(&g.lock);
+  int err = g.device_error;
+  if (size > 0) snprintf(text, size, "%s", err ? g.device_error_text : "");
+  g.device_error = 0;
+  pthread_mutex_unlock(&g.lock);
+  return err;
+}
