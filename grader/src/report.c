@@ -42,6 +42,7 @@ void report_free(grade_report *report) {
   free(report->lab_impl);
   free(report->backend);
   free(report->gpu_name);
+  free(report->sandbox);
   free(report->no_gpu_reason);
   free(report->started_at);
   sl_free(&report->problems);

@@ -51,6 +51,7 @@ typedef struct grade_report {
   int gpu_present;
   char *gpu_name;      /* NULL when unknown */
   char *no_gpu_reason; /* why there is no GPU; NULL when there is one */
+  char *sandbox;       /* the lab worker's sandbox layers, as a test printed them; NULL: none ran */
   char *started_at;    /* ISO 8601, UTC */
   double seconds;
   lab_result *labs;

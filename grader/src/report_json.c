@@ -309,6 +309,9 @@ int write_results_json(const grade_report *report, const char *path) {
   sb_append(&sb, ", \"reason\": ");
   append_string_or_null(&sb, report->no_gpu_reason);
   sb_append(&sb, "},\n");
+  append_key(&sb, "    ", "sandbox");
+  append_string_or_null(&sb, report->sandbox);
+  sb_append(&sb, ",\n");
   append_key(&sb, "    ", "rubric_points");
   append_number(&sb, totals.rubric_points, 2);
   sb_append(&sb, ",\n");

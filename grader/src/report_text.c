@@ -63,8 +63,10 @@ void print_table(const grade_report *report, FILE *out) {
   else fprintf(out, "%s/ of %s\n", report->lab_impl ? report->lab_impl : "labs", report->source_dir);
   fprintf(out, "build tree: %s\n", report->build_dir);
   char *gpu = report_gpu_line(report);
-  fprintf(out, "%s\n\n", gpu);
+  fprintf(out, "%s\n", gpu);
   free(gpu);
+  if (report->sandbox) fprintf(out, "lab worker's sandbox: %s\n", report->sandbox);
+  fprintf(out, "\n");
   fprintf(out, "%-13s %-24s %9s %6s  %-8s %s\n", "lab", "item", "points", "ratio", "result", "why");
   fprintf(out, "%-13s %-24s %9s %6s  %-8s %s\n", "-------------", "------------------------",
           "---------", "------", "--------", "---");
@@ -216,6 +218,7 @@ int write_summary_md(const grade_report *report, const char *path) {
   char *gpu = report_gpu_line(report);
   sb_printf(&sb, "%s\n\n", gpu);
   free(gpu);
+  if (report->sandbox) sb_printf(&sb, "The lab worker's sandbox: %s.\n\n", report->sandbox);
   if (totals.not_scored > 0) {
     sb_printf(&sb, "%s points were not scored: their tests did not run here.\n\n", not_scored);
   }

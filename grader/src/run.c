@@ -185,9 +185,26 @@ static int build_target(const grade_options *opt, const char *build_dir, const c
 
 /* Runs the tests carrying both labels and appends what the JUnit file holds to `tests`.
  * Returns 0, or -1 with the cause in `why`. */
+/* The layers of the lab worker's sandbox, as the first test program that started a worker
+ * printed them (grader/README.md, "The lab worker"): "[ gpulabs  ] lab worker <pid>, sandbox:
+ * <layers>" at the start of a line. The worker's own lines all start with "[lab worker] ", so
+ * none of them can pass for it. NULL when no worker ran. */
+static char *sandbox_layers(const char *xml) {
+  static const char marker[] = "[ gpulabs  ] lab worker ";
+  for (const char *p = strstr(xml, marker); p != NULL; p = strstr(p + 1, marker)) {
+    if (p != xml && p[-1] != '\n' && p[-1] != '>') continue;
+    const char *layers = strstr(p, ", sandbox: ");
+    const char *end = p + strcspn(p, "\r\n<&");
+    if (layers == NULL || layers > end) continue;
+    layers += strlen(", sandbox: ");
+    return xasprintf("%.*s", (int)(end - layers), layers);
+  }
+  return NULL;
+}
+
 static int run_ctest(const grade_options *opt, const char *build_dir, const char *lab_label,
                      const char *kind_label, int parallel, const char *junit_path,
-                     const char *log_path, test_list *tests, strbuf *why) {
+                     const char *log_path, test_list *tests, strbuf *why, char **sandbox) {
   char jobs[16];
   snprintf(jobs, sizeof jobs, "%d", parallel ? opt->jobs : 1);
   char *lab_regex = xasprintf("^%s$", lab_label);
@@ -216,6 +233,7 @@ static int run_ctest(const grade_options *opt, const char *build_dir, const char
     tests_free(&found);
     return -1;
   }
+  if (sandbox != NULL && *sandbox == NULL) *sandbox = sandbox_layers(xml);
   free(xml);
   char *log = read_file(log_path, NULL);
   if (log) ctest_log_apply(log, &found);
@@ -288,7 +306,7 @@ static void probe_gpu(const grade_options *opt, grade_report *report, const char
                   xasprintf("the GPU probe (test_common_gpu) did not build; see %s", build_log));
   } else {
     int lock = lock_gpu(opt, report, 0);
-    if (run_ctest(opt, report->build_dir, "common", "gpu", 1, junit, log, &tests, &why) != 0) {
+    if (run_ctest(opt, report->build_dir, "common", "gpu", 1, junit, log, &tests, &why, NULL) != 0) {
       sl_push_owned(&report->problems, xasprintf("the GPU probe did not run: %s", why.data));
     }
     gpu_lock_release(lock);
@@ -395,7 +413,7 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     int lock = lock_gpu(opt, report, k == 1);
     progress(opt, "%s: running the %s tests", lab->lab, kinds[k]);
     int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log,
-                        &lab->tests, &why);
+                        &lab->tests, &why, &report->sandbox);
     gpu_lock_release(lock);
     if (ran != 0) {
       lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[k], why.data));

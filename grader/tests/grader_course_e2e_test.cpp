@@ -131,6 +131,8 @@ TEST(GraderCourseEndToEnd, TheAuditAndTheReferenceScanOnTheCpuBackend) {
             std::string::npos)
       << summary;
   EXPECT_NE(summary.find(finding), std::string::npos);
+  // The lab code ran in its sealed worker, and the report says how it was sealed.
+  EXPECT_NE(summary.find("The lab worker's sandbox: no_new_privs"), std::string::npos) << summary;
   // The build tree goes back to the student's own scan.
   std::string cache = ReadText(tmp + "/work/build/CMakeCache.txt");
   EXPECT_NE(cache.find("GPULABS_REFERENCE_LABS:STRING=\n"), std::string::npos);

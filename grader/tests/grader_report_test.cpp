@@ -410,7 +410,7 @@ TEST_F(ReportTest, ResultsJsonHasEveryDocumentedField) {
   // The grader's own fields.
   const Json &extra = root["extra_data"];
   const std::set<std::string> top_fields = {"grader", "format_version", "started_at", "source_dir",
-                                            "build_dir", "submission", "lab_impl", "backend", "gpu",
+                                            "build_dir", "submission", "lab_impl", "backend", "gpu", "sandbox",
                                             "rubric_points", "not_scored_points", "problems", "labs"};
   for (const auto &field : extra.fields) EXPECT_TRUE(top_fields.count(field.first)) << field.first;
   for (const std::string &field : top_fields) EXPECT_TRUE(extra.Has(field)) << field;
