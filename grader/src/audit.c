@@ -751,7 +751,7 @@ static int nvcc_exit_stub(audit_ctx *c, long fn) {
   disasm_line *ins = NULL;
   size_t n = disassemble(c, f->shndx, f->value, f->value + f->size, &ins);
   /* Follows the value 1 from its store to %edi, whatever the compiler's order (gcc 12 and 13
-   * differ): stack set-up, spills of the arguments to the stack, and padding may stand around
+   * differ; Ubuntu's gcc 13 aligns the stack with "push %rax; pop %rax"): stack set-up, spills of the arguments to the stack, and padding may stand around
    * it; any other instruction, or a call with anything but 1 in %edi, is not nvcc's stub. */
   char slot[64] = "";
   int edi_one = 0, eax_one = 0, called = 0, ok = 1;
@@ -761,7 +761,7 @@ static int nvcc_exit_stub(audit_ctx *c, long fn) {
     if (called) {
       ok = starts_with(t, "nop") || starts_with(t, "xchg %ax,%ax") || starts_with(t, "data16") ||
            starts_with(t, "cs nop") || strcmp(t, "int3") == 0;
-    } else if (strcmp(t, "endbr64") == 0 || starts_with(t, "push %r") ||
+    } else if (strcmp(t, "endbr64") == 0 || starts_with(t, "push %r") || starts_with(t, "pop %r") ||
                starts_with(t, "sub $0x") || strcmp(t, "mov %rsp,%rbp") == 0) {
       continue;
     } else if (starts_with(t, "movl $0x1,") && strstr(t, "(%r") &&

@@ -497,10 +497,9 @@ gl_status gl_call_finish(gl_call *c) {
     g.device_error = device_error;
     snprintf(g.device_error_text, sizeof g.device_error_text, "%s", device_text);
   }
-  if (status == GL_OK) {
-    gl_clear_error();
-    return GL_OK;
-  }
+  /* A call that succeeds leaves the last message alone, as a direct call would: a test that
+   * names the step (a proxied call) after a failure still reports the failure's message. */
+  if (status == GL_OK) return GL_OK;
   return gl_fail((gl_status)status, "%s", message);
 }
 
