@@ -97,6 +97,10 @@ struct SealedSide {
   std::function<gl_status(int set)> run;      // one call on input set `set`
   std::vector<SealedOutput> outputs;          // checked on the GPU after each call
   std::function<void(int set)> host_poison;   // optional: poisons what outputs do not cover
+  // Optional: GPU work of the test's own before each call, outside the interval (an in-place
+  // sort's input restored into the buffer it sorts). Inside run(), such work would be timed on
+  // this side only, and on the lab's side with the GPU's switch to the worker's context.
+  std::function<gl_status(int set)> prepare;
   std::function<std::string(int set)> host_check;  // optional: "" when right, else what is wrong
   double floor_bytes = 0;                     // the least bytes one call must move; 0: no floor
   int sets = kSealedInputSets;
@@ -253,6 +257,13 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
       }
     }
     if (side.host_poison) side.host_poison(set);
+    if (err == cudaSuccess && side.prepare) {
+      gl_clear_error();
+      if (side.prepare(set) != GL_OK) {
+        return ::testing::AssertionFailure() << "preparing " << who << "'s " << call
+                                             << " failed: " << gl_last_error();
+      }
+    }
     gl_clear_error();
     if (err == cudaSuccess && gl_sealed_flush_l2() != GL_OK) {
       return ::testing::AssertionFailure() << "flushing the L2 cache failed: " << gl_last_error();

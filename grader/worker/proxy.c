@@ -82,7 +82,6 @@ static struct {
   double stream_ms, host_ms;
   int device_error;
   char device_error_text[512];
-  int synced; /* this process's GPU work is known finished: the next call need not wait */
 } g = {PTHREAD_MUTEX_INITIALIZER, .pid = -1, .sock = -1, .poll_us = 200};
 
 /* ---- What the worker prints -------------------------------------------------------------- */
@@ -442,7 +441,7 @@ gl_status gl_call_finish(gl_call *c) {
   /* This process's GPU work (an upload, a poison) must be finished before the worker reads the
    * buffers: work in two processes' contexts is not ordered, and cudaMemcpy from pageable
    * memory may return before its copy lands. */
-  if (!(c->fn & GL_HOST_ONLY) && !g.synced) {
+  if (!(c->fn & GL_HOST_ONLY)) {
     /* An error here is this process's own (or no GPU at all): the test's checks report it. */
     cudaError_t err = cudaDeviceSynchronize();
 #ifndef GPULABS_SIM
@@ -450,7 +449,6 @@ gl_status gl_call_finish(gl_call *c) {
 #endif
     if (err == cudaErrorNoDevice) cudaGetLastError();
   }
-  g.synced = 0;
   const double t_send = now_us();
   if (gl_mailbox_send(&g.box->request, g.sock, &c->request) != 0) {
     char why[256];
@@ -534,9 +532,7 @@ int gl_worker_running(void) { return g.sock >= 0; }
 
 gl_status gl_worker_prime(void) {
   if (g.sock < 0) return GL_OK;
-  gl_status status = gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
-  g.synced = status == GL_OK; /* it waited for this process's work: the timed call need not */
-  return status;
+  return gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
 }
 
 void gl_worker_set_poll_us(unsigned us) { g.poll_us = us > 2000000 ? 2000000 : us; }
