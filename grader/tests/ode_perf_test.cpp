@@ -7,8 +7,8 @@
 // estimated from a sample: every Middle call does the same work (119 * h2 steps, each three
 // Inner calls whose lengths depend on eta alone, never on the insured's age), so the time of
 // a whole run is the time of one Middle call times the 1701 calls, plus Outer's recurrence
-// (measured). The benchmark (labbench ode) times the whole CPU program at smaller step counts
-// to check the estimate. OuterPar is timed whole. The tests check the values they time and
+// (measured). The benchmark (labbench ode) times the whole CPU program instead, on one thread
+// and on every core (OpenMP), which a grading run has no time for. OuterPar is timed whole. The tests check the values they time and
 // assert nothing about speed: the grader scores the ratios.
 //
 // The lab's calls are timed the sealed way (grader/shim/sealed_timing.h): three parameter sets
