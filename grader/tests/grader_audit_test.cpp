@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gltest.h"
+#include "grader_test_files.h"
 
 extern "C" {
 #include "audit.h"
@@ -22,17 +23,7 @@ extern "C" {
 
 namespace {
 
-std::string ReadText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
+using namespace grader_test;
 
 // The rubric lines `text` parsed into a config; the parser's messages in `errors`.
 struct Config {

@@ -13,48 +13,11 @@
 #include <string>
 
 #include "gltest.h"
+#include "grader_test_files.h"
 
 namespace {
 
-std::string ReadText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::string &path, const std::string &text) {
-  std::system(("mkdir -p '" + path.substr(0, path.rfind('/')) + "'").c_str());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-struct Item {
-  std::string result, score, why;
-};
-
-// items.tsv: lab, item, kind, result, score, max_score, ratio, why; keyed "lab item".
-std::map<std::string, Item> ReadItems(const std::string &out) {
-  std::map<std::string, Item> items;
-  std::stringstream in(ReadText(out + "/items.tsv"));
-  std::string line, skip;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    std::string lab, id;
-    Item item;
-    std::getline(fields, lab, '\t');
-    std::getline(fields, id, '\t');
-    std::getline(fields, skip, '\t');
-    std::getline(fields, item.result, '\t');
-    std::getline(fields, item.score, '\t');
-    std::getline(fields, skip, '\t');
-    std::getline(fields, skip, '\t');
-    std::getline(fields, item.why, '\t');
-    items[lab + " " + id] = item;
-  }
-  return items;
-}
+using namespace grader_test;
 
 // The line after the rule that closes step `step`'s banner block in `text`.
 size_t AfterBanner(const std::string &text, const std::string &step) {

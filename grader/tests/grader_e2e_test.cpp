@@ -12,48 +12,11 @@
 #include <string>
 
 #include "gltest.h"
+#include "grader_test_files.h"
 
 namespace {
 
-std::string ReadText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::string &path, const std::string &text) {
-  std::system(("mkdir -p '" + path.substr(0, path.rfind('/')) + "'").c_str());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-struct Item {
-  std::string result, score, max_score, ratio, why;
-};
-
-// items.tsv: lab, item, kind, result, score, max_score, ratio, why.
-std::map<std::string, Item> ReadItems(const std::string &out) {
-  std::map<std::string, Item> items;
-  std::stringstream in(ReadText(out + "/items.tsv"));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    std::string lab, id, kind;
-    Item item;
-    std::getline(fields, lab, '\t');
-    std::getline(fields, id, '\t');
-    std::getline(fields, kind, '\t');
-    std::getline(fields, item.result, '\t');
-    std::getline(fields, item.score, '\t');
-    std::getline(fields, item.max_score, '\t');
-    std::getline(fields, item.ratio, '\t');
-    std::getline(fields, item.why, '\t');
-    items[id] = item;
-  }
-  return items;
-}
+using namespace grader_test;
 
 class GraderEndToEnd : public ::testing::Test {
  protected:
@@ -93,7 +56,7 @@ const char *kGoodLab =
 
 TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
   ASSERT_EQ(Grade("--build-dir '" + tmp_ + "/build' --out '" + tmp_ + "/out'"), 0) << Log();
-  std::map<std::string, Item> items = ReadItems(tmp_ + "/out");
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out", "reduction");
   ASSERT_EQ(items.size(), 6u) << Log();
   for (const auto &entry : items) {
     EXPECT_EQ(entry.second.result, "failed") << entry.first << ": " << entry.second.why;
@@ -126,7 +89,7 @@ TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
   int status = Grade("--build-dir '" + tmp_ + "/build' --out '" + tmp_ + "/out-no-gpu'");
   unsetenv("FAKE_COURSE_NO_GPU");
   ASSERT_EQ(status, 0) << Log();
-  items = ReadItems(tmp_ + "/out-no-gpu");
+  items = ReadItems(tmp_ + "/out-no-gpu", "reduction");
   for (const char *id : {"1-add", "2-mul", "3-wait", "4-touch", "speed"}) {
     EXPECT_EQ(items[id].result, "not run") << id << ": " << items[id].why;
     EXPECT_EQ(items[id].score, "") << id;
@@ -153,7 +116,7 @@ TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
   WriteText(alice + "/labs/reduction/reduction.h", "#error alice's own API\n");
   std::string common = "--work-dir '" + tmp_ + "/work' ";
   ASSERT_EQ(Grade(common + "--out '" + tmp_ + "/out-alice' '" + alice + "'"), 0) << Log();
-  std::map<std::string, Item> items = ReadItems(tmp_ + "/out-alice");
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out-alice", "reduction");
   ASSERT_EQ(items.size(), 6u) << Log();
   for (const char *id : {"1-add", "2-mul", "3-wait", "4-touch"}) {
     EXPECT_EQ(items[id].result, "passed") << id << ": " << items[id].why;
@@ -180,7 +143,7 @@ TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
   std::string bob = tmp_ + "/bob";
   WriteText(bob + "/reduction.c", std::string(kGoodLab) + "int broken(void) { return }\n");
   ASSERT_EQ(Grade(common + "--out '" + tmp_ + "/out-bob' '" + bob + "'"), 0) << Log();
-  items = ReadItems(tmp_ + "/out-bob");
+  items = ReadItems(tmp_ + "/out-bob", "reduction");
   for (const auto &entry : items) {
     EXPECT_EQ(entry.second.result, "failed") << entry.first;
     EXPECT_EQ(entry.second.why.rfind("the lab did not build: labs/reduction/reduction.c:7", 0), 0u)
@@ -195,7 +158,7 @@ TEST_F(GraderEndToEnd, OnTheCpuBackendStepsAreCheckedAndPerformanceIsNotScored) 
   ASSERT_EQ(Grade("--work-dir '" + tmp_ + "/work' --out '" + tmp_ + "/out' '" + alice + "'", "sim"),
             0)
       << Log();
-  std::map<std::string, Item> items = ReadItems(tmp_ + "/out");
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out", "reduction");
   ASSERT_EQ(items.size(), 6u) << Log();
   for (const char *id : {"1-add", "2-mul", "3-wait", "4-touch"}) {
     EXPECT_EQ(items[id].result, "passed") << id << ": " << items[id].why;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gltest.h"
+#include "grader_test_files.h"
 
 extern "C" {
 #include "grade.h"
@@ -22,6 +23,8 @@ extern "C" {
 }
 
 namespace {
+
+using grader_test::ReadText;
 
 // ---- a small, strict JSON reader: enough to check what the grader writes ----
 
@@ -181,13 +184,6 @@ bool ValidUtf8(const std::string &s) {
     i += n;
   }
   return true;
-}
-
-std::string ReadText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // ---- a report like the one a grading run makes ----

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gltest.h"
+#include "grader_test_files.h"
 
 extern "C" {
 #include "batch.h"
@@ -28,24 +29,7 @@ extern "C" {
 
 namespace {
 
-std::string ReadText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::string &path, const std::string &text) {
-  std::string folder = path.substr(0, path.rfind('/'));
-  ASSERT_EQ(mkdir_p(folder.c_str()), 0) << folder;
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-bool Exists(const std::string &path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
+using namespace grader_test;
 
 std::vector<std::string> Strings(const strlist &list) {
   return std::vector<std::string>(list.items, list.items + list.count);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gltest.h"
+#include "grader_test_files.h"
 
 extern "C" {
 #include "submission.h"
@@ -18,24 +19,7 @@ extern "C" {
 
 namespace {
 
-std::string ReadText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::string &path, const std::string &text) {
-  std::string folder = path.substr(0, path.rfind('/'));
-  ASSERT_EQ(mkdir_p(folder.c_str()), 0) << folder;
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-bool Exists(const std::string &path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
+using namespace grader_test;
 
 std::string Joined(const strlist &list) {
   std::string text;
