@@ -184,39 +184,6 @@ static void stop_worker(const char *why) {
   if (why != NULL && g.failure[0] == '\0') snprintf(g.failure, sizeof g.failure, "%s", why);
 }
 
-/* Waits for the worker's next message: forwards its output meanwhile. 1, or 0 with the reason
- * in g.failure (the worker is then stopped). */
-static int await(gl_wire *w, const char *during) {
-  const double spin_until = now_us() + REPLY_SPIN_US;
-  for (;;) {
-    struct pollfd p[3] = {{g.sock, POLLIN, 0}, {g.out[0].fd, POLLIN, 0}, {g.out[1].fd, POLLIN, 0}};
-    int timeout = now_us() < spin_until ? 0 : 1000;
-    int n = poll(p, 3, timeout);
-    if (n < 0 && errno != EINTR) {
-      stop_worker("poll failed");
-      return 0;
-    }
-    if (p[1].revents) drain(&g.out[0]);
-    if (p[2].revents) drain(&g.out[1]);
-    if (p[0].revents == 0) continue;
-    int got = gl_wire_recv(g.sock, w, MSG_DONTWAIT);
-    if (got < 0 && errno == EAGAIN) continue;
-    if (got == 1 && !w->bad) return 1;
-    char end[128] = "broke the protocol (a malformed message)";
-    if (got <= 0) {
-      close(g.sock);
-      g.sock = -1;
-      drain_all(1);
-      describe_end(end, sizeof end);
-    }
-    gl_wire_close_fds(w);
-    char why[400];
-    snprintf(why, sizeof why, "the lab worker %s during %s", end, during);
-    stop_worker(why);
-    return 0;
-  }
-}
-
 /* Waits for the worker's answer in the mailbox: spins first (a short call then costs no
  * wake-up), then sleeps on it; meanwhile forwards its output and notices its end (the socket
  * closes). 1, or 0 with the reason in g.failure. */
@@ -304,7 +271,7 @@ static int start_worker(const char *path) {
   }
   g.pid = pid;
   gl_wire *hello = &g.call.reply;
-  if (!await(hello, "its start")) return 0;
+  if (!await_reply(hello, "its start")) return 0;
   char layers[512];
   uint32_t magic = gl_wire_get_u32(hello);
   int32_t ok = (int32_t)gl_wire_get_u32(hello);

@@ -1,5 +1,6 @@
-/* The lab worker's wire format: one message per call on a SOCK_SEQPACKET socket pair, written
- * and read field by field in the same order on both sides (the test program's proxy and the
+/* The lab worker's wire format: one message per call (passed in the mailbox, mailbox.h; the
+ * SOCK_SEQPACKET socket pair carries the file descriptors a message has), written and read
+ * field by field in the same order on both sides (the test program's proxy and the
  * worker). Every read is bounds-checked: a message from the worker is untrusted. */
 #ifndef GPULABS_WORKER_WIRE_H
 #define GPULABS_WORKER_WIRE_H
