@@ -151,11 +151,39 @@ function(gpulabs_add_test_executable name source)
     list(APPEND environment "GPULABS_MAX_N=${GPULABS_SIM_MAX_N}" "GPULABS_SIM_THREADS=2")
     set(processors 2)
   endif()
+  # For the grader (GPULABS_GRADER_SHARDS): the lab's test programs also run as a few processes
+  # of many test cases each, labelled <kind>-shards; the per-test-case entries they cover are
+  # labelled "sharded", so that a grader's run takes one or the other. A performance program
+  # (SERIAL) is one process: its test cases run one after another anyway.
+  set(labels "${ARG_LABELS}")
+  set(shards 0)
+  if(GPULABS_GRADER_SHARDS GREATER 0 AND NOT "grader" IN_LIST ARG_LABELS AND
+     ("correctness" IN_LIST ARG_LABELS OR "performance" IN_LIST ARG_LABELS))
+    set(shards ${GPULABS_GRADER_SHARDS})
+    if(ARG_SERIAL OR "cpu" IN_LIST ARG_LABELS) # CPU-only programs are quick: one process
+      set(shards 1)
+    endif()
+    list(APPEND labels sharded)
+  endif()
   set(label_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
   file(WRITE "${label_file}"
     "foreach(t IN LISTS ${name}_TESTS)\n"
-    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\" ENVIRONMENT \"${environment}\"\n"
+    "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\" ENVIRONMENT \"${environment}\"\n"
     "                      PROCESSORS ${processors})\n"
     "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_file}")
+  if(shards GREATER 0)
+    list(TRANSFORM ARG_LABELS REPLACE "^(correctness|performance)$" "\\1-shards"
+         OUTPUT_VARIABLE shard_labels)
+    # Every test case has its own watchdog (GPULABS_TEST_TIMEOUT); this only bounds the whole.
+    math(EXPR shard_timeout "${ARG_TIMEOUT} * 40")
+    math(EXPR last "${shards} - 1")
+    foreach(i RANGE ${last})
+      set(shard "shard-${name}-${i}-of-${shards}")
+      add_test(NAME ${shard} COMMAND ${name})
+      set_tests_properties(${shard} PROPERTIES LABELS "${shard_labels}" TIMEOUT ${shard_timeout}
+        ENVIRONMENT "${environment};GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${i}"
+        PROCESSORS ${processors} ${serial})
+    endforeach()
+  endif()
 endfunction()

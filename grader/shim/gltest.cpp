@@ -14,6 +14,7 @@
 
 // Defined by the lab worker's proxy (grader/worker/proxy.h) in the programs that test a lab.
 extern "C" int gl_worker_take_device_error(char *text, size_t size) __attribute__((weak));
+extern "C" void gl_worker_test_start(void) __attribute__((weak));
 
 namespace gl {
 namespace {
@@ -233,6 +234,7 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
     // same thread order whether it runs alone, as CTest runs it, or after others in one process.
     gpulabs_sim_set_schedule_seed(g_schedule_seed);
 #endif
+    if (gl_worker_test_start != nullptr) gl_worker_test_start();
     if (timeout_s_ > 0) alarm(timeout_s_);
   }
 

@@ -235,8 +235,8 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
   // The lab worker polls for the next call instead of sleeping, so that waking it up is not
   // part of the lab's timed interval (CUB runs in this process and needs no wake-up).
   struct PollWhileTiming {
-    PollWhileTiming() { gl_worker_set_poll_us(50000); }
-    ~PollWhileTiming() { gl_worker_set_poll_us(200); }
+    PollWhileTiming() { gl_worker_set_timing(1); }
+    ~PollWhileTiming() { gl_worker_set_timing(0); }
   } poll_while_timing;
   std::vector<double> times;
   std::vector<double> lags;

@@ -13,6 +13,12 @@ const char *lab_state_name(lab_state state) {
   return "unknown";
 }
 
+const char *grade_phase_name(grade_phase phase) {
+  static const char *const names[PHASE_COUNT] = {"prepare", "gpu_probe", "build", "audit",
+                                                 "correctness", "performance", "dependencies"};
+  return phase < PHASE_COUNT ? names[phase] : "unknown";
+}
+
 void report_init(grade_report *report) {
   memset(report, 0, sizeof *report);
   sl_init(&report->problems);

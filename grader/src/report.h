@@ -25,6 +25,21 @@ typedef enum lab_state {
 
 const char *lab_state_name(lab_state state);
 
+/* Where a grade's time goes (results.json's extra_data.phases and each lab's phases): seconds
+ * per phase, so that a slow batch shows what to make faster. */
+typedef enum grade_phase {
+  PHASE_PREPARE,      /* the course copy laid out and configured */
+  PHASE_GPU_PROBE,    /* common's GPU tests */
+  PHASE_BUILD,        /* compiling the labs and their test programs */
+  PHASE_AUDIT,        /* the static audit of the exercise files */
+  PHASE_CORRECTNESS,  /* the correctness tests */
+  PHASE_PERFORMANCE,  /* the performance tests */
+  PHASE_DEPENDENCIES, /* reconfiguring for the labs another lab uses (reference scan) */
+  PHASE_COUNT
+} grade_phase;
+
+const char *grade_phase_name(grade_phase phase);
+
 typedef struct lab_result {
   char *lab;
   lab_state state;
@@ -40,6 +55,7 @@ typedef struct lab_result {
   strlist files_ignored;  /* given files the submission has with other content: never used */
   audit_result audit;     /* the static audit of its exercise files (audit.h) */
   double seconds;
+  double phase[PHASE_COUNT]; /* of `seconds` */
 } lab_result;
 
 typedef struct grade_report {
@@ -54,6 +70,7 @@ typedef struct grade_report {
   char *sandbox;       /* the lab worker's sandbox layers, as a test printed them; NULL: none ran */
   char *started_at;    /* ISO 8601, UTC */
   double seconds;
+  double phase[PHASE_COUNT]; /* the whole grade's, the labs' included */
   lab_result *labs;
   size_t n_labs;
   strlist problems;    /* what went wrong in grading itself (not the student's fault) */

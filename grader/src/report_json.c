@@ -25,6 +25,16 @@ static void append_number(strbuf *sb, double value, int decimals) {
   sb_append(sb, text);
 }
 
+/* {"prepare": 1.2, "build": 30.5, ...}: the seconds of each phase. */
+static void append_phases(strbuf *sb, const double *phase) {
+  sb_append(sb, "{");
+  for (int p = 0; p < PHASE_COUNT; p++) {
+    sb_printf(sb, "%s\"%s\": ", p ? ", " : "", grade_phase_name((grade_phase)p));
+    append_number(sb, phase[p], 1);
+  }
+  sb_append(sb, "}");
+}
+
 static void append_key(strbuf *sb, const char *indent, const char *key) {
   sb_append(sb, indent);
   json_append_string(sb, key);
@@ -190,6 +200,9 @@ static void append_lab(strbuf *sb, const lab_result *lab) {
   sb_append(sb, ",\n");
   append_key(sb, "        ", "seconds");
   append_number(sb, lab->seconds, 1);
+  sb_append(sb, ",\n");
+  append_key(sb, "        ", "phases");
+  append_phases(sb, lab->phase);
   sb_append(sb, "\n      }");
 }
 
@@ -311,6 +324,9 @@ int write_results_json(const grade_report *report, const char *path) {
   sb_append(&sb, "},\n");
   append_key(&sb, "    ", "sandbox");
   append_string_or_null(&sb, report->sandbox);
+  sb_append(&sb, ",\n");
+  append_key(&sb, "    ", "phases");
+  append_phases(&sb, report->phase);
   sb_append(&sb, ",\n");
   append_key(&sb, "    ", "rubric_points");
   append_number(&sb, totals.rubric_points, 2);

@@ -14,10 +14,14 @@
 #include "proc.h"
 #include "submission.h"
 
-/* Output CTest keeps per test in its JUnit file: enough for any failure, and for the metric
- * lines of a passed performance test. */
-#define OUTPUT_BYTES_PASSED "65536"
-#define OUTPUT_BYTES_FAILED "262144"
+/* Output CTest keeps per test in its JUnit file: enough for every test case of a shard (the lab
+ * worker forwards at most 1 MiB per test program). */
+#define OUTPUT_BYTES_PASSED "8388608"
+#define OUTPUT_BYTES_FAILED "8388608"
+/* Processes per test program in a submission's build (GPULABS_GRADER_SHARDS): on an H100, four
+ * let the GPU's work of one overlap the CPU's of the others without the time-slicing of many
+ * processes' contexts on one GPU costing more than they gain. */
+#define GRADER_SHARDS "4"
 
 void grade_options_init(grade_options *opt) {
   memset(opt, 0, sizeof *opt);
@@ -164,6 +168,10 @@ static int configure(const grade_options *opt, const char *source_dir, const cha
   sl_push(&args, source_dir);
   sl_push(&args, "-B");
   sl_push(&args, build_dir);
+  /* A submission's copy is the grader's own: its test programs also run as a few processes of
+   * many test cases each (run_ctest), which an instructor may change with --cmake-arg. A
+   * student's tree graded in place keeps one process per test case, as the student's ctest. */
+  if (opt->submission != NULL) sl_push(&args, "-DGPULABS_GRADER_SHARDS=" GRADER_SHARDS);
   for (size_t i = 0; i < opt->configure_args.count; i++) sl_push(&args, opt->configure_args.items[i]);
   sl_push(&args, "-DLAB_IMPL=labs");
   /* Each grade starts with the student's own code everywhere (use_dependencies). */
@@ -181,6 +189,50 @@ static int build_target(const grade_options *opt, const char *build_dir, const c
   char *argv[] = {(char *)opt->cmake, "--build", (char *)build_dir, "--target", (char *)target,
                   "--parallel", jobs, NULL};
   return run_logged(argv, log_path);
+}
+
+/* Builds every graded lab's targets in one parallel build, so that the labs compile side by
+ * side; each lab's own build after it (grade_lab) then finds little left to do and gives that
+ * lab's status and log. A lab that does not compile leaves the others building (-k). */
+static void build_all_labs(const grade_options *opt, grade_report *report, const char *logs) {
+  strlist args;
+  sl_init(&args);
+  char jobs[16];
+  snprintf(jobs, sizeof jobs, "%d", opt->jobs);
+  const char *head[] = {opt->cmake, "--build", report->build_dir, "--parallel", jobs, "--target"};
+  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sl_push(&args, head[i]);
+  size_t targets = 0;
+  for (size_t i = 0; i < report->n_labs; i++) {
+    if (report->labs[i].state != LAB_GRADED) continue;
+    sl_push_owned(&args, xasprintf("lab_%s_tests", report->labs[i].lab));
+    targets++;
+  }
+  /* Every lab: the one target that has them all (a Makefile build of several targets builds
+   * them one after another). */
+  if (targets == opt->all_labs.count && targets > 1) {
+    while (args.count > sizeof head / sizeof head[0]) free(args.items[--args.count]);
+    sl_push(&args, "lab_all_tests");
+  }
+  char *generator = cmake_cache_get(report->build_dir, "CMAKE_GENERATOR");
+  if (generator && strcmp(generator, "Ninja") == 0) {
+    sl_push(&args, "--");
+    sl_push(&args, "-k");
+    sl_push(&args, "0");
+  } else if (generator && strcmp(generator, "Unix Makefiles") == 0) {
+    sl_push(&args, "--");
+    sl_push(&args, "-k");
+  }
+  free(generator);
+  sl_push_owned(&args, NULL);
+  if (targets > 1) {
+    char *log = path_join(logs, "build-all.log");
+    progress(opt, "building every lab (%zu)", targets);
+    double t = now_seconds();
+    run_logged(args.items, log); /* each lab's own build reports its errors */
+    report->phase[PHASE_BUILD] += now_seconds() - t;
+    free(log);
+  }
+  sl_free(&args);
 }
 
 /* Runs the tests carrying both labels and appends what the JUnit file holds to `tests`.
@@ -202,53 +254,167 @@ static char *sandbox_layers(const char *xml) {
   return NULL;
 }
 
-static int run_ctest(const grade_options *opt, const char *build_dir, const char *lab_label,
-                     const char *kind_label, int parallel, const char *junit_path,
-                     const char *log_path, test_list *tests, strbuf *why, char **sandbox) {
+/* One CTest run: `select` holds its -L/-LE/-R options (NULL-terminated); the JUnit file's tests
+ * are appended to `found`, with the statuses CTest's console log adds, not yet classified. The
+ * JUnit text is kept in *xml_out when asked for. 0, or -1 with the cause in `why`. */
+static int ctest_once(const grade_options *opt, const char *build_dir, char *const select[],
+                      int parallel, const char *junit_path, const char *log_path,
+                      test_list *found, strbuf *why, char **xml_out) {
   char jobs[16];
   snprintf(jobs, sizeof jobs, "%d", parallel ? opt->jobs : 1);
-  char *lab_regex = xasprintf("^%s$", lab_label);
-  char *kind_regex = xasprintf("^%s$", kind_label);
-  char *argv[] = {(char *)opt->ctest, "--test-dir", (char *)build_dir, "-L", lab_regex, "-L",
-                  kind_regex, "--parallel", jobs, "--output-junit", (char *)junit_path,
-                  "--test-output-size-passed", OUTPUT_BYTES_PASSED,
-                  "--test-output-size-failed", OUTPUT_BYTES_FAILED, "--no-tests=ignore", NULL};
+  strlist args;
+  sl_init(&args);
+  sl_push(&args, opt->ctest);
+  sl_push(&args, "--test-dir");
+  sl_push(&args, build_dir);
+  for (size_t i = 0; select[i] != NULL; i++) sl_push(&args, select[i]);
+  const char *rest[] = {"--parallel", jobs, "--output-junit", junit_path,
+                        "--test-output-size-passed", OUTPUT_BYTES_PASSED,
+                        "--test-output-size-failed", OUTPUT_BYTES_FAILED, "--no-tests=ignore"};
+  for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++) sl_push(&args, rest[i]);
+  sl_push_owned(&args, NULL);
   remove(junit_path);
   remove(log_path);
-  int status = run_logged(argv, log_path);
-  free(lab_regex);
-  free(kind_regex);
+  int status = run_logged(args.items, log_path);
+  sl_free(&args);
   size_t length = 0;
   char *xml = read_file(junit_path, &length);
   if (xml == NULL) {
     sb_printf(why, "CTest wrote no JUnit file (exit status %d); see %s", status, log_path);
     return -1;
   }
-  test_list found;
-  tests_init(&found);
   char err[256];
-  if (junit_read(xml, length, &found, err, sizeof err) != 0) {
+  size_t before = found->count;
+  if (junit_read(xml, length, found, err, sizeof err) != 0) {
     sb_printf(why, "cannot read CTest's JUnit file %s: %s", junit_path, err);
     free(xml);
-    tests_free(&found);
     return -1;
   }
-  if (sandbox != NULL && *sandbox == NULL) *sandbox = sandbox_layers(xml);
-  free(xml);
   char *log = read_file(log_path, NULL);
-  if (log) ctest_log_apply(log, &found);
-  free(log);
-  tests_classify(&found);
-  /* Move the results over. */
-  for (size_t i = 0; i < found.count; i++) {
-    if (tests->count == tests->cap) {
-      tests->cap = tests->cap ? tests->cap * 2 : 16;
-      tests->items = xrealloc(tests->items, tests->cap * sizeof *tests->items);
-    }
-    tests->items[tests->count++] = found.items[i];
+  if (log) {
+    test_list mine = {found->items + before, found->count - before, found->count - before};
+    ctest_log_apply(log, &mine);
   }
-  free(found.items);
+  free(log);
+  if (xml_out) *xml_out = xml;
+  else free(xml);
   return 0;
+}
+
+/* A regular expression for CTest's -R that matches exactly these test names. */
+static char *names_regex(const strlist *names) {
+  strbuf sb;
+  sb_init(&sb);
+  sb_append(&sb, "^(");
+  for (size_t i = 0; i < names->count; i++) {
+    if (i) sb_append_char(&sb, '|');
+    for (const char *c = names->items[i]; *c; c++) {
+      if (strchr(".[]()*+?^$|\\{}", *c)) sb_append_char(&sb, '\\');
+      sb_append_char(&sb, *c);
+    }
+  }
+  sb_append(&sb, ")$");
+  char *text = sb_steal(&sb);
+  sb_free(&sb);
+  return text;
+}
+
+/* The names of the tests CTest would run for `select` ("ctest -N"). */
+static void ctest_names(const grade_options *opt, const char *build_dir, char *const select[],
+                        strlist *names) {
+  strlist args;
+  sl_init(&args);
+  sl_push(&args, opt->ctest);
+  sl_push(&args, "--test-dir");
+  sl_push(&args, build_dir);
+  sl_push(&args, "-N");
+  for (size_t i = 0; select[i] != NULL; i++) sl_push(&args, select[i]);
+  sl_push_owned(&args, NULL);
+  size_t length = 0;
+  char *text = run_capture(args.items, &length);
+  sl_free(&args);
+  for (const char *line = text ? text : ""; *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t n = eol ? (size_t)(eol - line) : strlen(line);
+    const char *colon = memchr(line, ':', n);
+    const char *hash = memchr(line, '#', n);
+    if (hash && colon && colon > hash && strncmp(line, "  Test", 6) == 0) {
+      const char *name = colon + 1;
+      while (name < line + n && *name == ' ') name++;
+      sl_push_owned(names, xstrndup(name, (size_t)(line + n - name)));
+    }
+    line = eol ? eol + 1 : line + n;
+  }
+  free(text);
+}
+
+/* Runs a lab's tests of one kind and appends their verdicts to `tests`. With shards in the
+ * build (GPULABS_GRADER_SHARDS), each test program runs as a few processes of many test cases
+ * (the "<kind>-shards" tests), and each case's verdict is read out of its process's output; the
+ * test cases a shard never reached (its process crashed or timed out) then run one to a process,
+ * as without shards. Returns 0, or -1 with the cause in `why`. */
+static int run_ctest(const grade_options *opt, const char *build_dir, const char *lab_label,
+                     const char *kind_label, int parallel, const char *junit_path,
+                     const char *log_path, test_list *tests, strbuf *why, char **sandbox) {
+  char *lab_regex = xasprintf("^%s$", lab_label);
+  char *kind_regex = xasprintf("^%s(-shards)?$", kind_label);
+  char *one_kind = xasprintf("^%s$", kind_label);
+  char *select[] = {"-L", lab_regex, "-L", kind_regex, "-LE", "^sharded$", NULL};
+  test_list found, cases;
+  tests_init(&found);
+  tests_init(&cases);
+  char *xml = NULL;
+  int rc = ctest_once(opt, build_dir, select, parallel, junit_path, log_path, &found, why, &xml);
+  int complete = 1;
+  strlist seen;
+  sl_init(&seen);
+  for (size_t i = 0; rc == 0 && i < found.count; i++) {
+    test_result *t = &found.items[i];
+    if (!starts_with(t->name, "shard-")) {
+      *tests_add(&cases) = *t;
+      memset(t, 0, sizeof *t);
+      continue;
+    }
+    size_t before = cases.count;
+    if (!gtest_split_shard(t, &cases)) complete = 0;
+    for (size_t c = before; c < cases.count; c++) sl_push(&seen, cases.items[c].name);
+  }
+  if (rc == 0 && !complete) {
+    /* The cases no shard reached, each in a process of its own. */
+    char *select_sharded[] = {"-L", lab_regex, "-L", one_kind, "-L", "^sharded$", NULL};
+    strlist expected, missing;
+    sl_init(&expected);
+    sl_init(&missing);
+    ctest_names(opt, build_dir, select_sharded, &expected);
+    for (size_t i = 0; i < expected.count; i++) {
+      if (!sl_contains(&seen, expected.items[i])) sl_push(&missing, expected.items[i]);
+    }
+    if (missing.count > 0) {
+      char *regex = names_regex(&missing);
+      char *junit2 = xasprintf("%s.rest.xml", junit_path);
+      char *log2 = xasprintf("%s.rest.log", log_path);
+      char *select_rest[] = {"-L", lab_regex, "-L", one_kind, "-R", regex, NULL};
+      if (ctest_once(opt, build_dir, select_rest, parallel, junit2, log2, &cases, why, NULL) != 0) {
+        rc = -1;
+      }
+      free(regex);
+      free(junit2);
+      free(log2);
+    }
+    sl_free(&expected);
+    sl_free(&missing);
+  }
+  if (rc == 0 && sandbox != NULL && *sandbox == NULL) *sandbox = sandbox_layers(xml);
+  free(xml);
+  tests_classify(&cases);
+  for (size_t i = 0; i < cases.count; i++) *tests_add(tests) = cases.items[i];
+  free(cases.items);
+  tests_free(&found);
+  sl_free(&seen);
+  free(lab_regex);
+  free(kind_regex);
+  free(one_kind);
+  return rc;
 }
 
 /* grade --batch --gpus: graders may share a GPU (--gpus 0,0), so a submission's tests run under
@@ -366,7 +532,9 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
   char *target = xasprintf("lab_%s_tests", lab->lab);
   progress(opt, "%s: building %s", lab->lab, target);
   remove(build_log);
+  double t = now_seconds();
   int build_status = build_target(opt, report->build_dir, target, build_log);
+  lab->phase[PHASE_BUILD] += now_seconds() - t;
   free(target);
   if (build_status != 0) {
     char *log = read_file(build_log, NULL);
@@ -395,7 +563,9 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     return;
   }
   free(build_log);
+  t = now_seconds();
   audit_built_lab(opt, report, lab);
+  lab->phase[PHASE_AUDIT] += now_seconds() - t;
 
   const char *kinds[] = {"correctness", "performance"};
   for (int k = 0; k < 2; k++) {
@@ -410,11 +580,13 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     sb_init(&why);
     /* Correctness tests share the GPU with other graders' (--gpus 0,0); performance tests
      * have it to themselves (a plain run takes no lock). */
+    t = now_seconds();
     int lock = lock_gpu(opt, report, k == 1);
     progress(opt, "%s: running the %s tests", lab->lab, kinds[k]);
     int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log,
                         &lab->tests, &why, &report->sandbox);
     gpu_lock_release(lock);
+    lab->phase[k == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
     if (ran != 0) {
       lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[k], why.data));
       sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
@@ -663,6 +835,7 @@ int grade_run(const grade_options *opt, grade_report *report) {
   free(rubric_root);
 
   int ready = 1;
+  double t = now_seconds();
   if (opt->submission) {
     ready = prepare_submission(opt, report, logs) == 0;
   } else {
@@ -693,12 +866,16 @@ int grade_run(const grade_options *opt, grade_report *report) {
     report->lab_impl = cmake_cache_get(report->build_dir, "LAB_IMPL");
     report->backend = cmake_cache_get(report->build_dir, "LAB_BACKEND");
   }
+  report->phase[PHASE_PREPARE] += now_seconds() - t;
   if (report->lab_impl == NULL) report->lab_impl = xstrdup("labs");
   if (report->backend == NULL) report->backend = xstrdup("cuda");
   score_context ctx = {0, strcmp(report->backend, "sim") == 0};
+  t = now_seconds();
   if (ready && !ctx.cpu_backend) probe_gpu(opt, report, logs);
+  report->phase[PHASE_GPU_PROBE] += now_seconds() - t;
   ctx.gpu_present = report->gpu_present;
 
+  if (ready) build_all_labs(opt, report, logs);
   for (size_t i = 0; i < report->n_labs; i++) {
     lab_result *lab = &report->labs[i];
     if (lab->state != LAB_GRADED) continue;
@@ -708,7 +885,10 @@ int grade_run(const grade_options *opt, grade_report *report) {
     }
     strlist references;
     sl_init(&references);
-    if (use_dependencies(opt, report, lab, &ctx, logs, &references) != 0) {
+    t = now_seconds();
+    int deps = use_dependencies(opt, report, lab, &ctx, logs, &references);
+    report->phase[PHASE_DEPENDENCIES] += now_seconds() - t;
+    if (deps != 0) {
       lab_not_graded(lab, xasprintf("not graded: the build tree would not configure for the "
                                     "labs it uses; see logs/%s-configure.log", lab->lab));
       sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
@@ -720,6 +900,7 @@ int grade_run(const grade_options *opt, grade_report *report) {
   }
   /* The build tree goes back to the student's own code (the student's next ctest, the next
    * submission of a batch). */
+  t = now_seconds();
   char *left = ready ? cmake_cache_get(report->build_dir, "GPULABS_REFERENCE_LABS") : NULL;
   if (left && left[0] != '\0') {
     char *log = path_join(logs, "configure-restore.log");
@@ -734,6 +915,10 @@ int grade_run(const grade_options *opt, grade_report *report) {
   }
   free(left);
   free(logs);
+  report->phase[PHASE_DEPENDENCIES] += now_seconds() - t;
+  for (size_t i = 0; i < report->n_labs; i++) {
+    for (int p = 0; p < PHASE_COUNT; p++) report->phase[p] += report->labs[i].phase[p];
+  }
   report->seconds = now_seconds() - start;
   return report->problems.count > 0 ? 1 : 0;
 }

@@ -50,7 +50,7 @@ void tests_free(test_list *tests) {
   tests_init(tests);
 }
 
-static test_result *tests_add(test_list *tests) {
+test_result *tests_add(test_list *tests) {
   if (tests->count == tests->cap) {
     tests->cap = tests->cap ? tests->cap * 2 : 16;
     tests->items = xrealloc(tests->items, tests->cap * sizeof *tests->items);
@@ -127,6 +127,81 @@ int junit_read(const char *xml_text, size_t length, test_list *tests, char *err,
   read_suite(root, tests);
   xml_free(root);
   return 0;
+}
+
+/* ---- a shard: one process, many test cases ---- */
+
+static void split_lines(const char *text, strlist *lines);
+
+/* "[       OK ] Suite.Case (12 ms)": the status line of test `name`, or 0. */
+static int case_end(const char *line, const char *name, test_status *status, double *seconds) {
+  static const struct {
+    const char *tag;
+    test_status status;
+  } tags[] = {{"[       OK ] ", TEST_PASSED},
+              {"[  FAILED  ] ", TEST_FAILED},
+              {"[  SKIPPED ] ", TEST_SKIPPED}};
+  for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+    if (!starts_with(line, tags[i].tag)) continue;
+    const char *rest = line + strlen(tags[i].tag);
+    size_t n = strlen(name);
+    if (strncmp(rest, name, n) != 0 || (rest[n] != '\0' && rest[n] != ' ')) return 0;
+    *status = tags[i].status;
+    const char *ms = strstr(rest + n, " (");
+    *seconds = ms ? strtod(ms + 2, NULL) / 1000.0 : 0.0;
+    if (!isfinite(*seconds) || *seconds < 0) *seconds = 0;
+    return 1;
+  }
+  return 0;
+}
+
+int gtest_split_shard(const test_result *shard, test_list *cases) {
+  strlist lines;
+  sl_init(&lines);
+  split_lines(shard->output ? shard->output : "", &lines);
+  static const char run_tag[] = "[ RUN      ] ";
+  size_t first = 0;
+  while (first < lines.count && !starts_with(lines.items[first], run_tag)) first++;
+  int finished = 0;
+  for (size_t i = first; i < lines.count;) {
+    if (starts_with(lines.items[i], "[==========] ")) { /* the end of the run: its summary */
+      finished = strstr(lines.items[i], " ran.") != NULL;
+      break;
+    }
+    if (!starts_with(lines.items[i], run_tag)) {
+      i++;
+      continue;
+    }
+    const char *name = lines.items[i] + strlen(run_tag);
+    size_t stop = i + 1;
+    while (stop < lines.count && !starts_with(lines.items[stop], run_tag) &&
+           !starts_with(lines.items[stop], "[==========] ")) {
+      stop++;
+    }
+    test_result *t = tests_add(cases);
+    t->name = trim_copy(name, strlen(name));
+    t->status = TEST_FAILED;
+    int ended = 0;
+    strbuf out;
+    sb_init(&out);
+    for (size_t h = 0; h < first; h++) { /* the program's banner: the seed */
+      if (starts_with(lines.items[h], "[ gpulabs  ] seed ")) sb_printf(&out, "%s\n", lines.items[h]);
+    }
+    for (size_t j = i; j < stop; j++) {
+      sb_printf(&out, "%s\n", lines.items[j]);
+      if (!ended) ended = case_end(lines.items[j], t->name, &t->status, &t->seconds);
+    }
+    if (!ended) {
+      /* The process ended inside this test case: a crash, the watchdog, CTest's timeout. */
+      t->ctest_status = shard->ctest_status ? xstrdup(shard->ctest_status) : NULL;
+      if (stop == lines.count) t->seconds = shard->seconds;
+    }
+    t->output = sb_steal(&out);
+    sb_free(&out);
+    i = stop;
+  }
+  sl_free(&lines);
+  return finished;
 }
 
 /* ---- CTest's console log ---- */

@@ -48,11 +48,20 @@ typedef struct test_list {
 void tests_init(test_list *tests);
 void tests_free(test_list *tests);
 const test_result *tests_find(const test_list *tests, const char *name);
+/* A new, zeroed result at the end of the list. */
+test_result *tests_add(test_list *tests);
 
 /* Reads a JUnit file's text and appends its test cases to `tests` (reason not yet set).
  * Returns 0, or -1 with the cause in `err`. */
 int junit_read(const char *xml_text, size_t length, test_list *tests, char *err,
                size_t err_size);
+
+/* A shard (GPULABS_GRADER_SHARDS): one run of a Google Test program over many test cases, as
+ * one CTest test. Appends one result per test case it started, named as CTest names it alone
+ * ("Suite.Case"), with its part of the output (and the program's seed line); a case the process
+ * ended in (a crash, a timeout) fails with the shard's CTest status. Returns 1 when the program
+ * ran to its end, 0 when test cases it was to run may not have started. */
+int gtest_split_shard(const test_result *shard, test_list *cases);
 
 /* Reads CTest's console output and records, for each test it lists as failed or not run,
  * the completion status CTest printed ("Timeout", "SEGFAULT", "Subprocess aborted", ...). */

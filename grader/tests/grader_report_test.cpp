@@ -407,7 +407,8 @@ TEST_F(ReportTest, ResultsJsonHasEveryDocumentedField) {
   const Json &extra = root["extra_data"];
   const std::set<std::string> top_fields = {"grader", "format_version", "started_at", "source_dir",
                                             "build_dir", "submission", "lab_impl", "backend", "gpu", "sandbox",
-                                            "rubric_points", "not_scored_points", "problems", "labs"};
+                                            "rubric_points", "not_scored_points", "problems", "labs",
+                                            "phases"};
   for (const auto &field : extra.fields) EXPECT_TRUE(top_fields.count(field.first)) << field.first;
   for (const std::string &field : top_fields) EXPECT_TRUE(extra.Has(field)) << field;
   EXPECT_EQ(extra["grader"].text, "gpulabs grade");
@@ -421,12 +422,16 @@ TEST_F(ReportTest, ResultsJsonHasEveryDocumentedField) {
   EXPECT_EQ(extra["gpu"]["reason"].kind, Json::kNull);
   EXPECT_DOUBLE_EQ(extra["rubric_points"].number, 180.0);
   EXPECT_DOUBLE_EQ(extra["not_scored_points"].number, 30.0);
+  for (const char *phase : {"prepare", "gpu_probe", "build", "audit", "correctness",
+                            "performance", "dependencies"}) {
+    EXPECT_EQ(extra["phases"][phase].kind, Json::kNumber) << phase;
+  }
   ASSERT_EQ(extra["problems"].items.size(), 1u);
   ASSERT_EQ(extra["labs"].items.size(), 4u);
   const std::set<std::string> lab_fields = {"lab", "state", "score", "max_score", "rubric_points",
                                             "not_scored_points", "note", "build_errors",
                                             "files_taken", "files_missing", "files_rejected",
-                                            "files_ignored", "audit", "audited", "seconds"};
+                                            "files_ignored", "audit", "audited", "seconds", "phases"};
   for (const Json &lab : extra["labs"].items) {
     for (const std::string &field : lab_fields) EXPECT_TRUE(lab.Has(field)) << field;
     for (const auto &field : lab.fields) EXPECT_TRUE(lab_fields.count(field.first)) << field.first;

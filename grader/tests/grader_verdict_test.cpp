@@ -299,3 +299,127 @@ TEST(GraderJunit, AFileThatIsNotWellFormedIsAnErrorNeverAGuess) {
   EXPECT_EQ(tests.count, 0u);
   tests_free(&tests);
 }
+
+// The grader's shards (GPULABS_GRADER_SHARDS): one process ran several test cases, and each case
+// gets its own verdict and its own part of the output, as if CTest had run it alone.
+namespace {
+
+test_result Shard(const char *output, const char *ctest_status = nullptr, double seconds = 9) {
+  test_result shard = {};
+  shard.name = const_cast<char *>("shard-test_scan-1-of-4");
+  shard.status = ctest_status ? TEST_FAILED : TEST_PASSED;
+  shard.output = const_cast<char *>(output);
+  shard.ctest_status = const_cast<char *>(ctest_status);
+  shard.seconds = seconds;
+  return shard;
+}
+
+const char kShardBanner[] =
+    "[ gpulabs  ] seed 0x1234 (set GPULABS_SEED to replay)\n"
+    "Note: This is test shard 2 of 4.\n"
+    "[==========] Running 4 tests from 2 test suites.\n"
+    "[----------] Global test environment set-up.\n"
+    "[----------] 3 tests from ScanStep2\n";
+
+}  // namespace
+
+TEST(GraderShards, EachTestCaseGetsItsVerdictItsTimeAndItsOutput) {
+  std::string out = std::string(kShardBanner) +
+                    "[ RUN      ] ScanStep2.Block32\n"
+                    "[ gpulabs  ] lab worker 12, sandbox: seccomp\n"
+                    "[       OK ] ScanStep2.Block32 (348 ms)\n"
+                    "[ RUN      ] ScanStep2.Block512\n"
+                    "scan_test.cpp:40: Failure\n"
+                    "Value of: gl::ArraysEqual(want, got)\n"
+                    "  Actual: false (index 7 differs: expected 3, got 4)\n"
+                    "Expected: true\n"
+                    "[  FAILED  ] ScanStep2.Block512 (12 ms)\n"
+                    "[ gpulabs  ] ScanStep2.Block512 failed with seed 0x1234; replay it with:\n"
+                    "[ RUN      ] ScanStep2.NoGpu\n"
+                    "scan_test.cpp:50: Skipped\n"
+                    "needs a GPU\n"
+                    "[  SKIPPED ] ScanStep2.NoGpu (0 ms)\n"
+                    "[----------] 3 tests from ScanStep2 (360 ms total)\n"
+                    "[ RUN      ] ScanStep3.Basic\n"
+                    "[lab worker] [       OK ] ScanStep3.Other (1 ms)\n"
+                    "[       OK ] ScanStep3.Basic (2000 ms)\n"
+                    "[==========] 4 tests from 2 test suites ran. (2400 ms total)\n"
+                    "[  PASSED  ] 2 tests.\n"
+                    "[  FAILED  ] 1 test, listed below:\n"
+                    "[  FAILED  ] ScanStep2.Block512\n";
+  test_result shard = Shard(out.c_str(), "Failed");
+  test_list cases;
+  tests_init(&cases);
+  EXPECT_EQ(gtest_split_shard(&shard, &cases), 1);
+  tests_classify(&cases);
+  ASSERT_EQ(cases.count, 4u);
+  const test_result *ok = tests_find(&cases, "ScanStep2.Block32");
+  ASSERT_NE(ok, nullptr);
+  EXPECT_EQ(ok->status, TEST_PASSED);
+  EXPECT_NEAR(ok->seconds, 0.348, 1e-9);
+  EXPECT_NE(std::string(ok->output).find("[ gpulabs  ] seed 0x1234"), std::string::npos);
+  EXPECT_NE(std::string(ok->output).find("lab worker 12, sandbox"), std::string::npos);
+  EXPECT_EQ(std::string(ok->output).find("Block512"), std::string::npos);
+  const test_result *bad = tests_find(&cases, "ScanStep2.Block512");
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->status, TEST_FAILED);
+  EXPECT_EQ(bad->ctest_status, nullptr);  // the shard's own status is no crash of this case
+  EXPECT_EQ(std::string(bad->reason), "index 7 differs: expected 3, got 4");
+  EXPECT_NE(std::string(bad->output).find("replay it with"), std::string::npos);
+  const test_result *skipped = tests_find(&cases, "ScanStep2.NoGpu");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_EQ(skipped->status, TEST_SKIPPED);
+  EXPECT_EQ(std::string(skipped->reason), "needs a GPU");
+  // A line the lab worker printed cannot end another test case: it is prefixed.
+  const test_result *last = tests_find(&cases, "ScanStep3.Basic");
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->status, TEST_PASSED);
+  EXPECT_NEAR(last->seconds, 2.0, 1e-9);
+  EXPECT_EQ(tests_find(&cases, "ScanStep3.Other"), nullptr);
+  tests_free(&cases);
+}
+
+TEST(GraderShards, TheCaseAProcessEndedInFailsWithTheShardsStatusAndTheRestAreMissing) {
+  std::string out = std::string(kShardBanner) +
+                    "[ RUN      ] ScanStep2.Block32\n"
+                    "[       OK ] ScanStep2.Block32 (348 ms)\n"
+                    "[ RUN      ] ScanStep2.Block512\n"
+                    "about to launch\n";
+  test_result shard = Shard(out.c_str(), "SEGFAULT", 5);
+  test_list cases;
+  tests_init(&cases);
+  EXPECT_EQ(gtest_split_shard(&shard, &cases), 0);  // cases after it never ran: run them alone
+  tests_classify(&cases);
+  ASSERT_EQ(cases.count, 2u);
+  const test_result *crashed = tests_find(&cases, "ScanStep2.Block512");
+  ASSERT_NE(crashed, nullptr);
+  EXPECT_EQ(crashed->status, TEST_FAILED);
+  EXPECT_NE(std::string(crashed->reason).find("segmentation fault"), std::string::npos)
+      << crashed->reason;
+  EXPECT_NE(std::string(crashed->reason).find("about to launch"), std::string::npos);
+  tests_free(&cases);
+}
+
+TEST(GraderShards, TheWatchdogNamesTheHungCase) {
+  std::string out = std::string(kShardBanner) +
+                    "[ RUN      ] ScanStep2.Block32\n"
+                    "\n[  TIMEOUT ] ScanStep2.Block32 did not finish in time: a kernel may be hung\n";
+  test_result shard = Shard(out.c_str(), "Failed", 30);
+  test_list cases;
+  tests_init(&cases);
+  EXPECT_EQ(gtest_split_shard(&shard, &cases), 0);
+  tests_classify(&cases);
+  ASSERT_EQ(cases.count, 1u);
+  EXPECT_EQ(cases.items[0].status, TEST_FAILED);
+  EXPECT_NE(std::string(cases.items[0].reason).find("timeout"), std::string::npos);
+  tests_free(&cases);
+}
+
+TEST(GraderShards, AProgramThatNeverStartedATestLeavesThemAllToRunAlone) {
+  test_result shard = Shard("error while loading shared libraries: libcudart.so.13\n", "Failed");
+  test_list cases;
+  tests_init(&cases);
+  EXPECT_EQ(gtest_split_shard(&shard, &cases), 0);
+  EXPECT_EQ(cases.count, 0u);
+  tests_free(&cases);
+}

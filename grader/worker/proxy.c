@@ -29,6 +29,8 @@ extern char **environ;
 #define MAX_SHARED 64          /* allocations remembered before the dead ones are swept */
 #define FORWARD_LIMIT (1 << 20) /* bytes of the worker's output forwarded per test program */
 #define PREFIX "[lab worker] "
+#define IDLE_POLL_US 200      /* how long the worker polls for the next call, between tests */
+#define TIMING_POLL_US 50000  /* ... and in a timed loop (gl_worker_set_timing) */
 
 /* The proxies are polled for this long before the test program sleeps on the socket: a short
  * call then costs no wake-up (timed calls of 0.1 ms would otherwise carry one). */
@@ -77,12 +79,15 @@ static struct {
   int nshared;
   uint64_t forget[MAX_SHARED];
   int nforget;
-  unsigned poll_us;
+  unsigned poll_us; /* how long the worker polls for the next call before it sleeps */
+  int timing;       /* gl_worker_set_timing */
   int timed;
   double stream_ms, host_ms;
   int device_error;
   char device_error_text[512];
-} g = {PTHREAD_MUTEX_INITIALIZER, .pid = -1, .sock = -1, .poll_us = 200};
+  int sticky; /* the worker reported a GPU error: its context may be unusable */
+} g = {PTHREAD_MUTEX_INITIALIZER, .pid = -1, .sock = -1, .out = {{.fd = -1}, {.fd = -1}},
+       .poll_us = IDLE_POLL_US};
 
 /* ---- What the worker prints -------------------------------------------------------------- */
 
@@ -296,6 +301,20 @@ static int start_worker(const char *path) {
 
 /* ---- Calls -------------------------------------------------------------------------------- */
 
+/* Allocations freed since they were handed over: the worker lets go of them with the next call. */
+static void sweep_shared(void) {
+  int kept = 0;
+  for (int i = 0; i < g.nshared; ++i) {
+    if (gl_share_alive(&g.shared[i].token, g.shared[i].base)) {
+      g.shared[kept++] = g.shared[i];
+    } else if (g.nforget < MAX_SHARED) {
+      g.forget[g.nforget++] = g.shared[i].token.id;
+    }
+  }
+  g.nshared = kept;
+  if (g.nshared >= MAX_SHARED) g.nshared = 0; /* all alive: the worker keeps them mapped */
+}
+
 gl_call *gl_call_begin(const char *worker, uint32_t fn, const char *name) {
   pthread_mutex_lock(&g.lock);
   gl_call *c = &g.call;
@@ -312,19 +331,7 @@ gl_call *gl_call_begin(const char *worker, uint32_t fn, const char *name) {
   gl_wire_put_u32(&c->request, GL_WIRE_REQUEST);
   gl_wire_put_u32(&c->request, fn);
   gl_wire_put_u32(&c->request, g.poll_us);
-  /* Allocations freed since they were handed over: the worker lets go of them. */
-  if (g.nshared >= MAX_SHARED) {
-    int kept = 0;
-    for (int i = 0; i < g.nshared; ++i) {
-      if (gl_share_alive(&g.shared[i].token, g.shared[i].base)) {
-        g.shared[kept++] = g.shared[i];
-      } else if (g.nforget < MAX_SHARED) {
-        g.forget[g.nforget++] = g.shared[i].token.id;
-      }
-    }
-    g.nshared = kept;
-    if (g.nshared >= MAX_SHARED) g.nshared = 0; /* all alive: the worker keeps them mapped */
-  }
+  if (g.nshared >= MAX_SHARED) sweep_shared();
   gl_wire_put_u32(&c->request, (uint32_t)g.nforget);
   for (int i = 0; i < g.nforget; ++i) gl_wire_put_u64(&c->request, g.forget[i]);
   return c;
@@ -428,7 +435,9 @@ gl_status gl_call_finish(gl_call *c) {
   if (!await_reply(r, during)) return gl_fail(GL_ERR_WORKER, "%s", g.failure);
   const double t_reply = now_us();
   gl_wire_close_fds(r); /* the worker sends none */
-  drain_all(1);
+  /* While timing, the output waits for the next untimed call (or the worker's end): two reads
+   * of empty pipes would otherwise sit in every timed interval. */
+  if (!g.timing) drain_all(1);
   uint32_t magic = gl_wire_get_u32(r);
   int32_t status = (int32_t)gl_wire_get_u32(r);
   int32_t device_error = (int32_t)gl_wire_get_u32(r);
@@ -458,6 +467,7 @@ gl_status gl_call_finish(gl_call *c) {
   g.timed = 1;
   g.stream_ms = stream_ms;
   g.host_ms = host_ms;
+  if (device_error != 0) g.sticky = 1;
   if (device_error != 0 && g.device_error == 0) {
     g.device_error = device_error;
     snprintf(g.device_error_text, sizeof g.device_error_text, "%s", device_text);
@@ -502,7 +512,13 @@ gl_status gl_worker_prime(void) {
   return gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
 }
 
-void gl_worker_set_poll_us(unsigned us) { g.poll_us = us > 2000000 ? 2000000 : us; }
+void gl_worker_set_timing(int on) {
+  pthread_mutex_lock(&g.lock);
+  g.timing = on != 0;
+  g.poll_us = on ? TIMING_POLL_US : IDLE_POLL_US;
+  if (!on) drain_all(1); /* what the timed calls printed */
+  pthread_mutex_unlock(&g.lock);
+}
 
 void gl_worker_stop(void) {
   pthread_mutex_lock(&g.lock);
@@ -511,6 +527,25 @@ void gl_worker_stop(void) {
   g.nshared = 0;
   g.nforget = 0;
   g.forwarded = 0;
+  pthread_mutex_unlock(&g.lock);
+}
+
+void gl_worker_test_start(void) {
+  pthread_mutex_lock(&g.lock);
+#ifdef GPULABS_SIM
+  const int fresh = 1;
+#else
+  const int fresh = g.sticky || g.failure[0] != '\0';
+#endif
+  if (fresh && (g.pid > 0 || g.sock >= 0 || g.failure[0] != '\0')) {
+    stop_worker(NULL);
+    g.failure[0] = '\0';
+    g.nshared = 0;
+    g.nforget = 0;
+    g.sticky = 0;
+  } else if (g.sock >= 0) {
+    sweep_shared(); /* the last test's buffers, freed by now */
+  }
   pthread_mutex_unlock(&g.lock);
 }
 

@@ -60,12 +60,18 @@ int gl_worker_running(void);
  * context, and a call timed right after does not pay the switch from this process's (about
  * 0.1 ms on an H100). GL_OK when no worker runs. */
 gl_status gl_worker_prime(void);
-/* How long the worker polls for the next call before it sleeps (timed loops ask for longer so
- * that waking it up is not part of a timed interval). */
-void gl_worker_set_poll_us(unsigned us);
+/* Timed loops turn this on (1) around their calls and off (0) after: the worker then polls for
+ * the next call instead of sleeping, so that waking it up is not part of a timed interval, and
+ * its output is forwarded at the next untimed call instead of after each timed one. */
+void gl_worker_set_timing(int on);
 /* Stops the worker (if any) and forgets why an earlier one failed: the next call starts a new
  * one. For tests that run several workers in one process. */
 void gl_worker_stop(void);
+/* The start of a test case (the shim calls it; a test program may run many, as the grader's
+ * shards do): a worker that ended, broke the protocol or reported a GPU error is let go, so the
+ * test gets a fresh one. On the CPU backend every test case gets a fresh worker, so that its
+ * thread schedule replays as when the test runs alone. */
+void gl_worker_test_start(void);
 /* A GPU error the worker reported after a call (its cudaDeviceSynchronize or
  * cudaGetLastError), taken once: 0 when none. gltest's DeviceOk reports it. */
 int gl_worker_take_device_error(char *text, size_t size);

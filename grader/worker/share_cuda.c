@@ -48,17 +48,37 @@ static int describe(const void *ptr, uintptr_t *base, uint64_t *size, uint64_t *
   return 0;
 }
 
+/* The handles of the allocations exported last, by buffer id: a timed call hands over the same
+ * buffers each time, and cudaIpcGetMemHandle is a trip into the driver that would otherwise sit
+ * inside every timed interval of the lab's side. An id is never reused by another allocation,
+ * so a hit is always the same allocation. */
+#define EXPORT_CACHE 64
+static struct {
+  uint64_t id;
+  unsigned char handle[sizeof(cudaIpcMemHandle_t)];
+} exported[EXPORT_CACHE];
+static unsigned next_slot;
+
 int gl_share_export(const void *ptr, gl_share_token *token, uintptr_t *base, int *fd) {
+  _Static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof token->handle, "the token holds a handle");
   *fd = -1;
   memset(token, 0, sizeof *token);
   if (describe(ptr, base, &token->size, &token->id) != 0) return -1;
+  for (unsigned i = 0; i < EXPORT_CACHE; ++i) {
+    if (exported[i].id == token->id && token->id != 0) {
+      memcpy(token->handle, exported[i].handle, sizeof exported[i].handle);
+      return 0;
+    }
+  }
   cudaIpcMemHandle_t handle;
   if (cudaIpcGetMemHandle(&handle, (void *)*base) != cudaSuccess) {
     cudaGetLastError(); /* memory IPC cannot share (managed, pools): the call gets the raw value */
     return -1;
   }
-  memcpy(token->handle, &handle, sizeof handle < sizeof token->handle ? sizeof handle
-                                                                        : sizeof token->handle);
+  memcpy(token->handle, &handle, sizeof handle);
+  unsigned slot = next_slot++ % EXPORT_CACHE;
+  exported[slot].id = token->id;
+  memcpy(exported[slot].handle, &handle, sizeof handle);
   return 0;
 }
 
