@@ -3,6 +3,7 @@
  * performance tests one at a time, reads CTest's JUnit files and scores them. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -523,9 +524,10 @@ static void audit_built_lab(const grade_options *opt, grade_report *report, lab_
   }
 }
 
-static void grade_lab(const grade_options *opt, grade_report *report, lab_result *lab,
-                      const score_context *ctx, const char *logs, int correctness_only) {
-  double start = now_seconds();
+/* Builds the lab's targets and audits its exercise objects. 0, or -1 when the build failed (the
+ * lab's items then fail with the compiler's first errors). */
+static int lab_build(const grade_options *opt, grade_report *report, lab_result *lab,
+                     const char *logs) {
   char *name = xasprintf("%s-build.log", lab->lab);
   char *build_log = path_join(logs, name);
   free(name);
@@ -559,59 +561,155 @@ static void grade_lab(const grade_options *opt, grade_report *report, lab_result
     free(reason);
     free(first);
     free(build_log);
-    lab->seconds = now_seconds() - start;
-    return;
+    return -1;
   }
   free(build_log);
   t = now_seconds();
   audit_built_lab(opt, report, lab);
   lab->phase[PHASE_AUDIT] += now_seconds() - t;
+  return 0;
+}
 
+/* Runs the lab's tests of one kind (0: correctness, 1: performance) into lab->tests; `sandbox`
+ * (or NULL) receives the lab worker's sandbox layers. */
+static void lab_tests(const grade_options *opt, grade_report *report, lab_result *lab, int kind,
+                      const char *logs, char **sandbox) {
   const char *kinds[] = {"correctness", "performance"};
-  for (int k = 0; k < 2; k++) {
-    if (k == 1 && ctx->cpu_backend) break; /* performance is measured on a GPU only */
-    if (k == 1 && correctness_only) break;
-    char *base = xasprintf("%s-%s", lab->lab, kinds[k]);
-    char *junit_name = xasprintf("%s.xml", base);
-    char *log_name = xasprintf("%s.log", base);
-    char *junit = path_join(logs, junit_name);
-    char *log = path_join(logs, log_name);
-    strbuf why;
-    sb_init(&why);
-    /* Correctness tests share the GPU with other graders' (--gpus 0,0); performance tests
-     * have it to themselves (a plain run takes no lock). */
-    t = now_seconds();
-    int lock = lock_gpu(opt, report, k == 1);
-    progress(opt, "%s: running the %s tests", lab->lab, kinds[k]);
-    int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[k], k == 0, junit, log,
-                        &lab->tests, &why, &report->sandbox);
-    gpu_lock_release(lock);
-    lab->phase[k == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
-    if (ran != 0) {
-      lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[k], why.data));
-      sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
-    }
-    sb_free(&why);
-    free(base);
-    free(junit_name);
-    free(log_name);
-    free(junit);
-    free(log);
-    if (lab->state == LAB_ERROR) break;
+  char *base = xasprintf("%s-%s", lab->lab, kinds[kind]);
+  char *junit_name = xasprintf("%s.xml", base);
+  char *log_name = xasprintf("%s.log", base);
+  char *junit = path_join(logs, junit_name);
+  char *log = path_join(logs, log_name);
+  strbuf why;
+  sb_init(&why);
+  double t = now_seconds();
+  progress(opt, "%s: running the %s tests", lab->lab, kinds[kind]);
+  int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[kind], kind == 0, junit, log,
+                      &lab->tests, &why, sandbox);
+  lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
+  if (ran != 0) {
+    static pthread_mutex_t problems_lock = PTHREAD_MUTEX_INITIALIZER; /* correctness_together */
+    lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[kind], why.data));
+    pthread_mutex_lock(&problems_lock);
+    sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
+    pthread_mutex_unlock(&problems_lock);
   }
-  if (lab->state != LAB_ERROR) {
-    lab->n_items = lab->rubric.n_items;
-    lab->items = xcalloc(lab->n_items + 1, sizeof *lab->items);
-    for (size_t i = 0; i < lab->n_items; i++) {
-      score_item(&lab->rubric.items[i], &lab->tests, ctx, &lab->items[i]);
-    }
-    audit_apply(&lab->rubric.audit, lab);
-    report_totals t;
-    lab_totals(lab, &t);
-    progress(opt, "%s: %.2f of %.2f points (%zu tests)%s", lab->lab, t.score, t.max_score,
-             lab->tests.count, t.not_scored > 0 ? ", some items not scored" : "");
+  sb_free(&why);
+  free(base);
+  free(junit_name);
+  free(log_name);
+  free(junit);
+  free(log);
+}
+
+/* Correctness tests share the GPU with other graders' (--gpus 0,0); performance tests have it
+ * to themselves (a plain run takes no lock). */
+static void lab_tests_locked(const grade_options *opt, grade_report *report, lab_result *lab,
+                             int kind, const char *logs) {
+  double t = now_seconds();
+  int lock = lock_gpu(opt, report, kind == 1);
+  lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
+  lab_tests(opt, report, lab, kind, logs, &report->sandbox);
+  gpu_lock_release(lock);
+}
+
+/* Scores the lab's items from its tests and applies the audit's findings. */
+static void lab_score(const grade_options *opt, lab_result *lab, const score_context *ctx) {
+  if (lab->state == LAB_ERROR || lab->state == LAB_BUILD_FAILED) return;
+  lab->n_items = lab->rubric.n_items;
+  lab->items = xcalloc(lab->n_items + 1, sizeof *lab->items);
+  for (size_t i = 0; i < lab->n_items; i++) {
+    score_item(&lab->rubric.items[i], &lab->tests, ctx, &lab->items[i]);
   }
-  lab->seconds = now_seconds() - start;
+  audit_apply(&lab->rubric.audit, lab);
+  report_totals t;
+  lab_totals(lab, &t);
+  progress(opt, "%s: %.2f of %.2f points (%zu tests)%s", lab->lab, t.score, t.max_score,
+           lab->tests.count, t.not_scored > 0 ? ", some items not scored" : "");
+}
+
+/* One lab from start to end: build, audit, correctness tests, performance tests (unless
+ * correctness_only, or on the CPU backend), scores. */
+static void grade_lab(const grade_options *opt, grade_report *report, lab_result *lab,
+                      const score_context *ctx, const char *logs, int correctness_only) {
+  if (lab_build(opt, report, lab, logs) != 0) return;
+  for (int k = 0; k < 2 && lab->state != LAB_ERROR; k++) {
+    if (k == 1 && (ctx->cpu_backend || correctness_only)) break;
+    lab_tests_locked(opt, report, lab, k, logs);
+  }
+  lab_score(opt, lab, ctx);
+}
+
+/* Undoes lab_build and the tests run so far: the lab is graded again (against a reference). */
+static void lab_reset(lab_result *lab) {
+  lab->state = LAB_GRADED;
+  free(lab->build_errors);
+  lab->build_errors = NULL;
+  for (size_t i = 0; i < lab->n_items; i++) item_result_free(&lab->items[i]);
+  free(lab->items);
+  lab->items = NULL;
+  lab->n_items = 0;
+  tests_free(&lab->tests);
+  audit_result_free(&lab->audit);
+  audit_result_init(&lab->audit);
+}
+
+/* The correctness tests of every built lab, side by side: one CTest run per lab, all at once,
+ * sharing the jobs (on an H100 all six labs took 43 s together against about 95 s one after
+ * another: docs/results/h100-2026-11-25-grading-time.md). */
+typedef struct lab_job {
+  const grade_options *opt;
+  grade_report *report;
+  lab_result *lab;
+  const char *logs;
+  char *sandbox;
+  double seconds;
+} lab_job;
+
+static void *lab_job_run(void *arg) {
+  lab_job *job = arg;
+  double t = now_seconds();
+  double before = job->lab->phase[PHASE_CORRECTNESS];
+  lab_tests(job->opt, job->report, job->lab, 0, job->logs, &job->sandbox);
+  job->seconds = now_seconds() - t;
+  job->lab->phase[PHASE_CORRECTNESS] = before + job->seconds;
+  return NULL;
+}
+
+static void correctness_together(const grade_options *opt, grade_report *report,
+                                 const char *logs) {
+  size_t n = 0;
+  for (size_t i = 0; i < report->n_labs; i++) n += report->labs[i].state == LAB_GRADED;
+  if (n == 0) return;
+  lab_job *jobs = xcalloc(n, sizeof *jobs);
+  pthread_t *threads = xcalloc(n, sizeof *threads);
+  grade_options shared = *opt;
+  shared.jobs = (int)((opt->jobs + (int)n - 1) / (int)n);
+  double t = now_seconds();
+  int lock = lock_gpu(opt, report, 0);
+  size_t k = 0;
+  for (size_t i = 0; i < report->n_labs; i++) {
+    if (report->labs[i].state != LAB_GRADED) continue;
+    jobs[k] = (lab_job){&shared, report, &report->labs[i], logs, NULL, 0};
+    if (pthread_create(&threads[k], NULL, lab_job_run, &jobs[k]) != 0) {
+      lab_job_run(&jobs[k]); /* no thread: this lab in turn */
+      threads[k] = pthread_self();
+    }
+    k++;
+  }
+  for (size_t j = 0; j < k; j++) {
+    if (!pthread_equal(threads[j], pthread_self())) pthread_join(threads[j], NULL);
+    if (report->sandbox == NULL) report->sandbox = jobs[j].sandbox;
+    else free(jobs[j].sandbox);
+    jobs[j].lab->seconds += jobs[j].seconds;
+  }
+  gpu_lock_release(lock);
+  /* The report's phase is the wall time; each lab's counts its own run (they overlap). */
+  double labs_time = 0;
+  for (size_t j = 0; j < k; j++) labs_time += jobs[j].seconds;
+  report->phase[PHASE_CORRECTNESS] += now_seconds() - t - labs_time;
+  free(jobs);
+  free(threads);
 }
 
 /* ---- labs that use another lab ---- */
@@ -875,12 +973,35 @@ int grade_run(const grade_options *opt, grade_report *report) {
   report->phase[PHASE_GPU_PROBE] += now_seconds() - t;
   ctx.gpu_present = report->gpu_present;
 
-  if (ready) build_all_labs(opt, report, logs);
+  /* Every lab built (one parallel build, then each lab's for its status and log) and audited,
+   * then every lab's correctness tests side by side, all with the student's own code. */
+  char **build_notes = xcalloc(report->n_labs + 1, sizeof *build_notes);
+  if (ready) {
+    build_all_labs(opt, report, logs);
+    for (size_t i = 0; i < report->n_labs; i++) {
+      lab_result *lab = &report->labs[i];
+      if (lab->state != LAB_GRADED) continue;
+      double began = now_seconds();
+      lab_build(opt, report, lab, logs);
+      lab->seconds += now_seconds() - began;
+      build_notes[i] = lab->note; /* "did not build; ...": the labs it uses may change that */
+      lab->note = NULL;
+    }
+    correctness_together(opt, report, logs);
+  }
+  /* Then lab by lab: the labs it uses (a lab tested with a used lab that failed is built and
+   * tested again against the reference), its performance tests, its scores. */
   for (size_t i = 0; i < report->n_labs; i++) {
     lab_result *lab = &report->labs[i];
-    if (lab->state != LAB_GRADED) continue;
     if (!ready) {
-      lab_not_graded(lab, xstrdup("not graded: the build tree could not be prepared"));
+      if (lab->state == LAB_GRADED) {
+        lab_not_graded(lab, xstrdup("not graded: the build tree could not be prepared"));
+      }
+      continue;
+    }
+    /* No rubric, a rubric with errors, or correctness tests that could not be run. */
+    if (lab->state == LAB_NO_RUBRIC || lab->state == LAB_ERROR) {
+      free(build_notes[i]);
       continue;
     }
     strlist references;
@@ -888,16 +1009,35 @@ int grade_run(const grade_options *opt, grade_report *report) {
     t = now_seconds();
     int deps = use_dependencies(opt, report, lab, &ctx, logs, &references);
     report->phase[PHASE_DEPENDENCIES] += now_seconds() - t;
+    double began = now_seconds();
     if (deps != 0) {
+      free(build_notes[i]);
+      lab_reset(lab);
       lab_not_graded(lab, xasprintf("not graded: the build tree would not configure for the "
                                     "labs it uses; see logs/%s-configure.log", lab->lab));
       sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
-    } else {
+    } else if (references.count > 0) {
+      free(build_notes[i]);
+      lab_reset(lab);
+      progress(opt, "%s: building and testing it again with the reference %s", lab->lab,
+               references.items[0]);
       grade_lab(opt, report, lab, &ctx, logs, 0);
       note_references(lab, &references);
+    } else {
+      if (build_notes[i] != NULL) {
+        char *both = lab->note ? xasprintf("%s; %s", build_notes[i], lab->note)
+                               : xstrdup(build_notes[i]);
+        free(build_notes[i]);
+        free(lab->note);
+        lab->note = both;
+      }
+      if (lab->state == LAB_GRADED && !ctx.cpu_backend) lab_tests_locked(opt, report, lab, 1, logs);
+      lab_score(opt, lab, &ctx);
     }
+    lab->seconds += now_seconds() - began;
     sl_free(&references);
   }
+  free(build_notes);
   /* The build tree goes back to the student's own code (the student's next ctest, the next
    * submission of a batch). */
   t = now_seconds();
