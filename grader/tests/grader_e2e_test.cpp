@@ -103,6 +103,41 @@ TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
   EXPECT_NE(json.find("\"not_scored_points\": 90"), std::string::npos);
 }
 
+// A submission's build runs each test program as a few processes of many test cases (shards,
+// grader/README.md "How the tests run"). With one shard, the stub's hang ends the process in
+// the middle: the hung case fails with CTest's timeout, and the crash case after it, which the
+// process never reached, runs alone and fails as it does alone.
+TEST_F(GraderEndToEnd, AStubInOneShardFailsEachTestAsItFailsAlone) {
+  std::string carol = tmp_ + "/carol";
+  WriteText(carol + "/labs/reduction/reduction.c",
+            ReadText(course_ + "/labs/reduction/reduction.c") + "/* carol */\n");
+  ASSERT_EQ(Grade("--cmake-arg -DGPULABS_GRADER_SHARDS=1 --work-dir '" + tmp_ + "/work' --out '" +
+                  tmp_ + "/out-carol' '" + carol + "'"),
+            0)
+      << Log();
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out-carol", "reduction");
+  ASSERT_EQ(items.size(), 6u) << Log();
+  for (const auto &entry : items) EXPECT_EQ(entry.second.score, "0") << entry.first;
+  EXPECT_NE(items["1-add"].why.find("FakeStep1.Adds: Expected equality of these values: "
+                                    "fake_add(2, 3) Which is: -1 5"),
+            std::string::npos)
+      << items["1-add"].why;
+  EXPECT_NE(items["1-add"].why.find("(and 1 more failing tests)"), std::string::npos);
+  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after", 0), 0u)
+      << items["3-wait"].why;
+  EXPECT_EQ(items["4-touch"].why.rfind("FakeStep4.Touches: crashed: the test program ended with a "
+                                       "segmentation fault (SIGSEGV)", 0),
+            0u)
+      << items["4-touch"].why;
+  EXPECT_NE(items["speed"].why.find("FakePerf.Speed: "), std::string::npos) << items["speed"].why;
+  // The shard ran, and the case it never reached ran alone.
+  std::string junit = ReadText(tmp_ + "/out-carol/logs/reduction-correctness.xml");
+  EXPECT_NE(junit.find("shard-test_reduction-0-of-1"), std::string::npos);
+  std::string rest = ReadText(tmp_ + "/out-carol/logs/reduction-correctness.xml.rest.xml");
+  EXPECT_NE(rest.find("FakeStep4.Touches"), std::string::npos) << rest.substr(0, 600);
+  EXPECT_EQ(rest.find("FakeStep1.Adds"), std::string::npos);
+}
+
 TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
   std::string alice = tmp_ + "/alice";
   WriteText(alice + "/labs/reduction/reduction.c", kGoodLab);
