@@ -686,6 +686,14 @@ static void correctness_together(const grade_options *opt, grade_report *report,
   grade_options shared = *opt;
   shared.jobs = (int)((opt->jobs + (int)n - 1) / (int)n);
   double t = now_seconds();
+  /* CTest lists each test program's cases when it first reads the tests after a build (Google
+   * Test's discovery, PRE_TEST) and writes the list into the build tree: done once here, so the
+   * runs side by side only read those files (two writing one at once leave it cut short). */
+  char *discovery_log = path_join(logs, "ctest-discovery.log");
+  char *discover[] = {(char *)opt->ctest, "--test-dir", report->build_dir, "-N", NULL};
+  remove(discovery_log);
+  run_logged(discover, discovery_log);
+  free(discovery_log);
   int lock = lock_gpu(opt, report, 0);
   size_t k = 0;
   for (size_t i = 0; i < report->n_labs; i++) {
