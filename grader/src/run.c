@@ -655,25 +655,37 @@ static void lab_reset(lab_result *lab) {
 }
 
 /* The correctness tests of every built lab, side by side: one CTest run per lab, all at once,
- * sharing the jobs (on an H100 all six labs took 43 s together against about 95 s one after
+ * sharing --jobs (on an H100 all six labs took 43 s together against about 95 s one after
  * another: docs/results/h100-2026-11-25-grading-time.md). */
 typedef struct lab_job {
-  const grade_options *opt;
-  grade_report *report;
   lab_result *lab;
-  const char *logs;
   char *sandbox;
   double seconds;
 } lab_job;
 
-static void *lab_job_run(void *arg) {
-  lab_job *job = arg;
-  double t = now_seconds();
-  double before = job->lab->phase[PHASE_CORRECTNESS];
-  lab_tests(job->opt, job->report, job->lab, 0, job->logs, &job->sandbox);
-  job->seconds = now_seconds() - t;
-  job->lab->phase[PHASE_CORRECTNESS] = before + job->seconds;
-  return NULL;
+/* The labs' CTest runs, taken in turn by a few threads. */
+typedef struct lab_pool {
+  const grade_options *opt; /* its jobs: each CTest run's share */
+  grade_report *report;
+  const char *logs;
+  lab_job *jobs;
+  size_t count, next;
+  pthread_mutex_t lock;
+} lab_pool;
+
+static void *lab_pool_run(void *arg) {
+  lab_pool *pool = arg;
+  for (;;) {
+    pthread_mutex_lock(&pool->lock);
+    lab_job *job = pool->next < pool->count ? &pool->jobs[pool->next++] : NULL;
+    pthread_mutex_unlock(&pool->lock);
+    if (job == NULL) return NULL;
+    double t = now_seconds();
+    double before = job->lab->phase[PHASE_CORRECTNESS];
+    lab_tests(pool->opt, pool->report, job->lab, 0, pool->logs, &job->sandbox);
+    job->seconds = now_seconds() - t;
+    job->lab->phase[PHASE_CORRECTNESS] = before + job->seconds;
+  }
 }
 
 static void correctness_together(const grade_options *opt, grade_report *report,
@@ -681,10 +693,19 @@ static void correctness_together(const grade_options *opt, grade_report *report,
   size_t n = 0;
   for (size_t i = 0; i < report->n_labs; i++) n += report->labs[i].state == LAB_GRADED;
   if (n == 0) return;
-  lab_job *jobs = xcalloc(n, sizeof *jobs);
-  pthread_t *threads = xcalloc(n, sizeof *threads);
+  /* At most --jobs test processes in all: with fewer jobs than labs, that many labs at a time
+   * with one each (the CPU backend's tests need their cores); else every lab at once, each with
+   * its share, rounded up. */
+  size_t slots = (size_t)opt->jobs < n ? (size_t)opt->jobs : n;
+  if (slots == 0) slots = 1;
   grade_options shared = *opt;
-  shared.jobs = (int)((opt->jobs + (int)n - 1) / (int)n);
+  shared.jobs = (int)(((size_t)opt->jobs + slots - 1) / slots);
+  if ((size_t)opt->jobs < n) shared.jobs = 1;
+  lab_pool pool = {&shared, report, logs, xcalloc(n, sizeof(lab_job)), n, 0,
+                   PTHREAD_MUTEX_INITIALIZER};
+  for (size_t i = 0, k = 0; i < report->n_labs; i++) {
+    if (report->labs[i].state == LAB_GRADED) pool.jobs[k++].lab = &report->labs[i];
+  }
   double t = now_seconds();
   /* CTest lists each test program's cases when it first reads the tests after a build (Google
    * Test's discovery, PRE_TEST) and writes the list into the build tree: done once here, so the
@@ -695,28 +716,26 @@ static void correctness_together(const grade_options *opt, grade_report *report,
   run_logged(discover, discovery_log);
   free(discovery_log);
   int lock = lock_gpu(opt, report, 0);
-  size_t k = 0;
-  for (size_t i = 0; i < report->n_labs; i++) {
-    if (report->labs[i].state != LAB_GRADED) continue;
-    jobs[k] = (lab_job){&shared, report, &report->labs[i], logs, NULL, 0};
-    if (pthread_create(&threads[k], NULL, lab_job_run, &jobs[k]) != 0) {
-      lab_job_run(&jobs[k]); /* no thread: this lab in turn */
-      threads[k] = pthread_self();
-    }
-    k++;
+  pthread_t *threads = xcalloc(slots, sizeof *threads);
+  size_t started = 0;
+  for (size_t k = 1; k < slots; k++) {
+    if (pthread_create(&threads[started], NULL, lab_pool_run, &pool) == 0) started++;
   }
-  for (size_t j = 0; j < k; j++) {
-    if (!pthread_equal(threads[j], pthread_self())) pthread_join(threads[j], NULL);
-    if (report->sandbox == NULL) report->sandbox = jobs[j].sandbox;
-    else free(jobs[j].sandbox);
-    jobs[j].lab->seconds += jobs[j].seconds;
-  }
+  lab_pool_run(&pool); /* this thread takes labs too */
+  for (size_t k = 0; k < started; k++) pthread_join(threads[k], NULL);
   gpu_lock_release(lock);
-  /* The report's phase is the wall time; each lab's counts its own run (they overlap). */
   double labs_time = 0;
-  for (size_t j = 0; j < k; j++) labs_time += jobs[j].seconds;
+  for (size_t k = 0; k < n; k++) {
+    lab_job *job = &pool.jobs[k];
+    if (report->sandbox == NULL) report->sandbox = job->sandbox;
+    else free(job->sandbox);
+    job->lab->seconds += job->seconds;
+    labs_time += job->seconds;
+  }
+  /* The report's phase is the wall time; each lab's counts its own run (they overlap). */
   report->phase[PHASE_CORRECTNESS] += now_seconds() - t - labs_time;
-  free(jobs);
+  pthread_mutex_destroy(&pool.lock);
+  free(pool.jobs);
   free(threads);
 }
 
