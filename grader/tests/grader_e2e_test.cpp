@@ -136,6 +136,27 @@ TEST_F(GraderEndToEnd, AStubInOneShardFailsEachTestAsItFailsAlone) {
   std::string rest = ReadText(tmp_ + "/out-carol/logs/reduction-correctness.xml.rest.xml");
   EXPECT_NE(rest.find("FakeStep4.Touches"), std::string::npos) << rest.substr(0, 600);
   EXPECT_EQ(rest.find("FakeStep1.Adds"), std::string::npos);
+  // CTest names the parameterized case "Fake/FakeParam.Adds/One  # GetParam() = 1": run alone
+  // by that name.
+  EXPECT_NE(rest.find("Fake/FakeParam.Adds/One"), std::string::npos) << rest.substr(0, 600);
+
+  // Three shards: the hang ends the first after FakeStep1.Adds; the other two reach every other
+  // case, the parameterized one included, so nothing runs again alone.
+  ASSERT_EQ(Grade("--cmake-arg -DGPULABS_GRADER_SHARDS=3 --work-dir '" + tmp_ + "/work3' --out '" +
+                  tmp_ + "/out-carol3' '" + carol + "'"),
+            0)
+      << Log();
+  junit = ReadText(tmp_ + "/out-carol3/logs/reduction-correctness.xml");
+  EXPECT_NE(junit.find("[ RUN      ] Fake/FakeParam.Adds/One"), std::string::npos);
+  EXPECT_FALSE(Exists(tmp_ + "/out-carol3/logs/reduction-correctness.xml.rest.xml"))
+      << ReadText(tmp_ + "/out-carol3/logs/reduction-correctness.xml.rest.xml").substr(0, 600);
+  items = ReadItems(tmp_ + "/out-carol3", "reduction");
+  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after", 0), 0u)
+      << items["3-wait"].why;
+  EXPECT_EQ(items["4-touch"].why.rfind("FakeStep4.Touches: crashed: the test program ended with a "
+                                       "segmentation fault (SIGSEGV)", 0),
+            0u)
+      << items["4-touch"].why;
 }
 
 TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {

@@ -1,6 +1,8 @@
 // The fake lab's correctness tests.
 #include "fake_gpu.h"
 
+#include <string>
+
 extern "C" {
 #include "reduction.h"
 }
@@ -18,3 +20,12 @@ TEST_F(FakeStep4, Touches) {
   int cell = 7;
   EXPECT_EQ(fake_touch(&cell), 7);
 }
+
+// A parameterized case with a named parameter, as the course names them: CTest calls it
+// "Fake/FakeParam.Adds/One  # GetParam() = 1", Google Test's [ RUN ] line
+// "Fake/FakeParam.Adds/One"; the grader matches the two when a shard ends early. No rubric item
+// counts it.
+class FakeParam : public ::testing::TestWithParam<int> {};
+TEST_P(FakeParam, Adds) { EXPECT_EQ(fake_add(GetParam(), 0), GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Fake, FakeParam, ::testing::Values(1),
+                         [](const ::testing::TestParamInfo<int> &) { return std::string("One"); });
