@@ -19,9 +19,9 @@
  * worker forwards at most 1 MiB per test program). */
 #define OUTPUT_BYTES_PASSED "8388608"
 #define OUTPUT_BYTES_FAILED "8388608"
-/* Processes per test program in a submission's build (GPULABS_GRADER_SHARDS): on an H100, four
- * let the GPU's work of one overlap the CPU's of the others without the time-slicing of many
- * processes' contexts on one GPU costing more than they gain. */
+/* Processes per test program in a submission's build (GPULABS_GRADER_SHARDS): with every lab's
+ * correctness tests at once on an H100, four per program took 43 s and eight 61 s
+ * (docs/results/h100-2026-11-25-grading-time.md). */
 #define GRADER_SHARDS "4"
 
 void grade_options_init(grade_options *opt) {
@@ -192,48 +192,28 @@ static int build_target(const grade_options *opt, const char *build_dir, const c
   return run_logged(argv, log_path);
 }
 
-/* Builds every graded lab's targets in one parallel build, so that the labs compile side by
- * side; each lab's own build after it (grade_lab) then finds little left to do and gives that
- * lab's status and log. A lab that does not compile leaves the others building (-k). */
+/* When every lab is graded: one parallel build of them all (lab_all_tests), so that they compile
+ * side by side; each lab's own build after it (lab_build) then finds little left to do and gives
+ * that lab's status and log. A lab that does not compile leaves the others building (-k). */
 static void build_all_labs(const grade_options *opt, grade_report *report, const char *logs) {
-  strlist args;
-  sl_init(&args);
+  size_t graded = 0;
+  for (size_t i = 0; i < report->n_labs; i++) graded += report->labs[i].state == LAB_GRADED;
+  if (graded < 2 || graded != opt->all_labs.count) return;
   char jobs[16];
   snprintf(jobs, sizeof jobs, "%d", opt->jobs);
-  const char *head[] = {opt->cmake, "--build", report->build_dir, "--parallel", jobs, "--target"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sl_push(&args, head[i]);
-  size_t targets = 0;
-  for (size_t i = 0; i < report->n_labs; i++) {
-    if (report->labs[i].state != LAB_GRADED) continue;
-    sl_push_owned(&args, xasprintf("lab_%s_tests", report->labs[i].lab));
-    targets++;
-  }
-  /* Every lab: the one target that has them all (a Makefile build of several targets builds
-   * them one after another). */
-  if (targets == opt->all_labs.count && targets > 1) {
-    while (args.count > sizeof head / sizeof head[0]) free(args.items[--args.count]);
-    sl_push(&args, "lab_all_tests");
-  }
   char *generator = cmake_cache_get(report->build_dir, "CMAKE_GENERATOR");
-  if (generator && strcmp(generator, "Ninja") == 0) {
-    sl_push(&args, "--");
-    sl_push(&args, "-k");
-    sl_push(&args, "0");
-  } else if (generator && strcmp(generator, "Unix Makefiles") == 0) {
-    sl_push(&args, "--");
-    sl_push(&args, "-k");
-  }
+  const int ninja = generator && strcmp(generator, "Ninja") == 0;
+  const int make = generator && strcmp(generator, "Unix Makefiles") == 0;
   free(generator);
-  sl_push_owned(&args, NULL);
-  if (targets > 1) {
-    char *log = path_join(logs, "build-all.log");
-    progress(opt, "building every lab (%zu)", targets);
-    double t = now_seconds();
-    run_logged(args.items, log); /* each lab's own build reports its errors */
-    report->phase[PHASE_BUILD] += now_seconds() - t;
-    free(log);
-  }
-  sl_free(&args);
+  /* Keep going past a failure: make's -k, ninja's -k 0 (the list ends at the first NULL). */
+  char *argv[] = {(char *)opt->cmake, "--build", report->build_dir, "--parallel", jobs, "--target",
+                  "lab_all_tests", ninja || make ? "--" : NULL, "-k", ninja ? "0" : NULL, NULL};
+  char *log = path_join(logs, "build-all.log");
+  progress(opt, "building every lab");
+  double t = now_seconds();
+  run_logged(argv, log); /* each lab's own build reports its errors */
+  report->phase[PHASE_BUILD] += now_seconds() - t;
+  free(log);
 }
 
 /* Runs the tests carrying both labels and appends what the JUnit file holds to `tests`.
@@ -255,6 +235,15 @@ static char *sandbox_layers(const char *xml) {
   return NULL;
 }
 
+/* "ctest --test-dir BUILD" followed by `more` (NULL-terminated), into args. */
+static void ctest_command(strlist *args, const grade_options *opt, const char *build_dir,
+                          char *const more[]) {
+  sl_push(args, opt->ctest);
+  sl_push(args, "--test-dir");
+  sl_push(args, build_dir);
+  for (size_t i = 0; more[i] != NULL; i++) sl_push(args, more[i]);
+}
+
 /* One CTest run: `select` holds its -L/-LE/-R options (NULL-terminated); the JUnit file's tests
  * are appended to `found`, with the statuses CTest's console log adds, not yet classified. The
  * JUnit text is kept in *xml_out when asked for. 0, or -1 with the cause in `why`. */
@@ -265,14 +254,11 @@ static int ctest_once(const grade_options *opt, const char *build_dir, char *con
   snprintf(jobs, sizeof jobs, "%d", parallel ? opt->jobs : 1);
   strlist args;
   sl_init(&args);
-  sl_push(&args, opt->ctest);
-  sl_push(&args, "--test-dir");
-  sl_push(&args, build_dir);
-  for (size_t i = 0; select[i] != NULL; i++) sl_push(&args, select[i]);
-  const char *rest[] = {"--parallel", jobs, "--output-junit", junit_path,
-                        "--test-output-size-passed", OUTPUT_BYTES_PASSED,
-                        "--test-output-size-failed", OUTPUT_BYTES_FAILED, "--no-tests=ignore"};
-  for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++) sl_push(&args, rest[i]);
+  ctest_command(&args, opt, build_dir, select);
+  char *rest[] = {"--parallel", jobs, "--output-junit", (char *)junit_path,
+                  "--test-output-size-passed", OUTPUT_BYTES_PASSED,
+                  "--test-output-size-failed", OUTPUT_BYTES_FAILED, "--no-tests=ignore", NULL};
+  for (size_t i = 0; rest[i] != NULL; i++) sl_push(&args, rest[i]);
   sl_push_owned(&args, NULL);
   remove(junit_path);
   remove(log_path);
@@ -325,11 +311,8 @@ static void ctest_names(const grade_options *opt, const char *build_dir, char *c
                         strlist *names) {
   strlist args;
   sl_init(&args);
-  sl_push(&args, opt->ctest);
-  sl_push(&args, "--test-dir");
-  sl_push(&args, build_dir);
+  ctest_command(&args, opt, build_dir, select);
   sl_push(&args, "-N");
-  for (size_t i = 0; select[i] != NULL; i++) sl_push(&args, select[i]);
   sl_push_owned(&args, NULL);
   size_t length = 0;
   char *text = run_capture(args.items, &length);
@@ -577,8 +560,9 @@ static int lab_build(const grade_options *opt, grade_report *report, lab_result 
 }
 
 /* Runs the lab's tests of one kind (0: correctness, 1: performance) into lab->tests; `sandbox`
- * (or NULL) receives the lab worker's sandbox layers. */
-static void lab_tests(const grade_options *opt, grade_report *report, lab_result *lab, int kind,
+ * (or NULL) receives the lab worker's sandbox layers. When they could not be run, the lab is not
+ * graded, and -1 says the caller should report it (report_not_run). */
+static int lab_tests(const grade_options *opt, grade_report *report, lab_result *lab, int kind,
                       const char *logs, char **sandbox) {
   const char *kinds[] = {"correctness", "performance"};
   char *base = xasprintf("%s-%s", lab->lab, kinds[kind]);
@@ -594,11 +578,7 @@ static void lab_tests(const grade_options *opt, grade_report *report, lab_result
                       &lab->tests, &why, sandbox);
   lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
   if (ran != 0) {
-    static pthread_mutex_t problems_lock = PTHREAD_MUTEX_INITIALIZER; /* correctness_together */
     lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[kind], why.data));
-    pthread_mutex_lock(&problems_lock);
-    sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
-    pthread_mutex_unlock(&problems_lock);
   }
   sb_free(&why);
   free(base);
@@ -606,6 +586,12 @@ static void lab_tests(const grade_options *opt, grade_report *report, lab_result
   free(log_name);
   free(junit);
   free(log);
+  return ran != 0 ? -1 : 0;
+}
+
+/* A grading problem for a lab whose tests could not be run. */
+static void report_not_run(grade_report *report, const lab_result *lab) {
+  sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
 }
 
 /* Correctness tests share the GPU with other graders' (--gpus 0,0); performance tests have it
@@ -615,7 +601,7 @@ static void lab_tests_locked(const grade_options *opt, grade_report *report, lab
   double t = now_seconds();
   int lock = lock_gpu(opt, report, kind == 1);
   lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
-  lab_tests(opt, report, lab, kind, logs, &report->sandbox);
+  if (lab_tests(opt, report, lab, kind, logs, &report->sandbox) != 0) report_not_run(report, lab);
   gpu_lock_release(lock);
 }
 
@@ -667,6 +653,7 @@ typedef struct lab_job {
   lab_result *lab;
   char *sandbox;
   double seconds;
+  int failed; /* lab_tests' -1: reported after the threads end */
 } lab_job;
 
 /* The labs' CTest runs, taken in turn by a few threads. */
@@ -687,10 +674,8 @@ static void *lab_pool_run(void *arg) {
     pthread_mutex_unlock(&pool->lock);
     if (job == NULL) return NULL;
     double t = now_seconds();
-    double before = job->lab->phase[PHASE_CORRECTNESS];
-    lab_tests(pool->opt, pool->report, job->lab, 0, pool->logs, &job->sandbox);
+    job->failed = lab_tests(pool->opt, pool->report, job->lab, 0, pool->logs, &job->sandbox);
     job->seconds = now_seconds() - t;
-    job->lab->phase[PHASE_CORRECTNESS] = before + job->seconds;
   }
 }
 
@@ -737,6 +722,7 @@ static void correctness_together(const grade_options *opt, grade_report *report,
     else free(job->sandbox);
     job->lab->seconds += job->seconds;
     labs_time += job->seconds;
+    if (job->failed) report_not_run(report, job->lab);
   }
   /* The report's phase is the wall time; each lab's counts its own run (they overlap). */
   report->phase[PHASE_CORRECTNESS] += now_seconds() - t - labs_time;

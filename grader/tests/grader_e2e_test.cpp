@@ -52,12 +52,11 @@ const char *kGoodLab =
     "int fake_touch(int *cell) { return *cell; }\n"
     "double fake_speed(void) { return 0.75; }\n";
 
-}  // namespace
-
-TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
-  ASSERT_EQ(Grade("--build-dir '" + tmp_ + "/build' --out '" + tmp_ + "/out'"), 0) << Log();
-  std::map<std::string, Item> items = ReadItems(tmp_ + "/out", "reduction");
-  ASSERT_EQ(items.size(), 6u) << Log();
+// The stub's items, each failed in its own way, as a grade wrote them to `out`: however its tests
+// ran (one process a test case, or shards), the verdicts are the same.
+void ExpectStubVerdicts(const std::string &out, const std::string &log) {
+  std::map<std::string, Item> items = ReadItems(out, "reduction");
+  ASSERT_EQ(items.size(), 6u) << log;
   for (const auto &entry : items) {
     EXPECT_EQ(entry.second.result, "failed") << entry.first << ": " << entry.second.why;
     EXPECT_EQ(entry.second.score, "0") << entry.first;
@@ -67,7 +66,7 @@ TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
             std::string::npos)
       << items["1-add"].why;
   EXPECT_NE(items["1-add"].why.find("(and 1 more failing tests)"), std::string::npos);
-  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after 4 s", 0), 0u)
+  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after ", 0), 0u)
       << items["3-wait"].why;
   EXPECT_EQ(items["4-touch"].why.rfind("FakeStep4.Touches: crashed: the test program ended with a "
                                        "segmentation fault (SIGSEGV)", 0),
@@ -75,6 +74,16 @@ TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
       << items["4-touch"].why;
   EXPECT_NE(items["5-renamed"].why.find("no test matches 'FakeStep5.*'"), std::string::npos);
   EXPECT_NE(items["speed"].why.find("FakePerf.Speed: "), std::string::npos) << items["speed"].why;
+}
+
+}  // namespace
+
+TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
+  ASSERT_EQ(Grade("--build-dir '" + tmp_ + "/build' --out '" + tmp_ + "/out'"), 0) << Log();
+  ExpectStubVerdicts(tmp_ + "/out", Log());
+  std::map<std::string, Item> items = ReadItems(tmp_ + "/out", "reduction");
+  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after 4 s", 0), 0u)
+      << items["3-wait"].why;
   std::string json = ReadText(tmp_ + "/out/results.json");
   EXPECT_NE(json.find("\"gpu\": {\"present\": true"), std::string::npos);
   EXPECT_NE(json.find("\"max_score\": 100,"), std::string::npos);
@@ -115,21 +124,7 @@ TEST_F(GraderEndToEnd, AStubInOneShardFailsEachTestAsItFailsAlone) {
                   tmp_ + "/out-carol' '" + carol + "'"),
             0)
       << Log();
-  std::map<std::string, Item> items = ReadItems(tmp_ + "/out-carol", "reduction");
-  ASSERT_EQ(items.size(), 6u) << Log();
-  for (const auto &entry : items) EXPECT_EQ(entry.second.score, "0") << entry.first;
-  EXPECT_NE(items["1-add"].why.find("FakeStep1.Adds: Expected equality of these values: "
-                                    "fake_add(2, 3) Which is: -1 5"),
-            std::string::npos)
-      << items["1-add"].why;
-  EXPECT_NE(items["1-add"].why.find("(and 1 more failing tests)"), std::string::npos);
-  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after", 0), 0u)
-      << items["3-wait"].why;
-  EXPECT_EQ(items["4-touch"].why.rfind("FakeStep4.Touches: crashed: the test program ended with a "
-                                       "segmentation fault (SIGSEGV)", 0),
-            0u)
-      << items["4-touch"].why;
-  EXPECT_NE(items["speed"].why.find("FakePerf.Speed: "), std::string::npos) << items["speed"].why;
+  ExpectStubVerdicts(tmp_ + "/out-carol", Log());
   // The shard ran, and the case it never reached ran alone.
   std::string junit = ReadText(tmp_ + "/out-carol/logs/reduction-correctness.xml");
   EXPECT_NE(junit.find("shard-test_reduction-0-of-1"), std::string::npos);
@@ -150,13 +145,7 @@ TEST_F(GraderEndToEnd, AStubInOneShardFailsEachTestAsItFailsAlone) {
   EXPECT_NE(junit.find("[ RUN      ] Fake/FakeParam.Adds/One"), std::string::npos);
   EXPECT_FALSE(Exists(tmp_ + "/out-carol3/logs/reduction-correctness.xml.rest.xml"))
       << ReadText(tmp_ + "/out-carol3/logs/reduction-correctness.xml.rest.xml").substr(0, 600);
-  items = ReadItems(tmp_ + "/out-carol3", "reduction");
-  EXPECT_EQ(items["3-wait"].why.rfind("FakeStep3.Returns: timeout: stopped by CTest after", 0), 0u)
-      << items["3-wait"].why;
-  EXPECT_EQ(items["4-touch"].why.rfind("FakeStep4.Touches: crashed: the test program ended with a "
-                                       "segmentation fault (SIGSEGV)", 0),
-            0u)
-      << items["4-touch"].why;
+  ExpectStubVerdicts(tmp_ + "/out-carol3", Log());
 }
 
 TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {

@@ -258,10 +258,6 @@ int main(void) {
   if (gl_mailbox_send(&box->reply, SOCK, &reply) != 0 || !sealed) return 3;
 
   cudaEvent_t start = NULL, stop = NULL;
-  /* After a priming, the start event of the next call is already recorded, with the host's
-   * clock read beside it (primed_at): the timed call that follows launches its work with no
-   * API call of the worker's ahead of it, and both clocks count the same gap. */
-  double primed_at = -1;
   const int trace = getenv("GPULABS_WORKER_TRACE") != NULL; /* per-call times on stderr */
   unsigned poll_us = 0;
   for (;;) {
@@ -289,12 +285,8 @@ int main(void) {
       cudaGetLastError();
     }
     gl_clear_error();
-    double t0 = primed_at;
-    if (!(on_gpu && start != NULL && primed_at >= 0 && fn != GL_PRIME)) {
-      if (on_gpu && start != NULL) cudaEventRecord(start, cudaStreamLegacy);
-      t0 = now_ms();
-    }
-    primed_at = -1;
+    if (on_gpu && start != NULL) cudaEventRecord(start, cudaStreamLegacy);
+    const double t0 = now_ms();
     gl_status status = fn == GL_PRIME ? prime() : gl_worker_dispatch(fn, &args);
     const double t_called = now_ms();
     cudaError_t err = cudaSuccess;
@@ -308,10 +300,6 @@ int main(void) {
       if (start == NULL && err == cudaErrorNoDevice) err = cudaSuccess;
     }
     const double host_ms = now_ms() - t0;
-    if (fn == GL_PRIME && err == cudaSuccess && status == GL_OK && start != NULL &&
-        cudaEventRecord(start, cudaStreamLegacy) == cudaSuccess) {
-      primed_at = now_ms();
-    }
     if (trace) {
       fprintf(stderr, "trace fn %u: call %.4f ms, sync %.4f ms, events %.4f ms, err %d\n",
               (unsigned)fn, t_called - t0, now_ms() - t_called, (double)stream_ms, (int)err);
