@@ -1,7 +1,7 @@
 // The lab worker against a hostile submission (grader/selftest/hostile/reduction_hostile.c):
 // each attack a student could write into a lab's file is tried from inside the worker, and each
 // must fail without touching the test program: no forged verdict or metric in its output, no
-// file written, no process left behind, no signal, trace or read of the test program, no
+// file written, no file outside the system's read, no process left behind, no signal, trace or read of the test program, no
 // network. Runs on the CPU (the attacks need no GPU), on both backends.
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -104,6 +104,27 @@ TEST_F(WorkerHostile, AForgedVerdictAndExitFailTheCall) {
 TEST_F(WorkerHostile, FileWritesAreRefused) {
   EXPECT_NE(Attack("write-file"), GL_OK) << "the worker wrote " << file_;
   EXPECT_FALSE(FileWritten());
+}
+
+TEST_F(WorkerHostile, FilesOutsideTheSystemAreNotRead) {
+  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) GTEST_SKIP() << "this kernel has no Landlock: only permissions protect files";
+  // A classmate's file, readable by anyone: only the sandbox can keep it from the worker.
+  const std::string secret = dir_ + "/classmate.cu";
+  {
+    std::ofstream out(secret);
+    out << "a classmate's kernel\n";
+  }
+  chmod(secret.c_str(), 0644);
+  setenv("GPULABS_HOSTILE_SECRET", secret.c_str(), 1);
+  std::string out;
+  gl_status status = Attack("read-file", &out);
+  unsetenv("GPULABS_HOSTILE_SECRET");
+  unlink(secret.c_str());
+  EXPECT_NE(status, GL_OK) << out;
+  EXPECT_NE(message_.find("open(O_RDONLY) refused: Permission denied"), std::string::npos)
+      << message_;
+  EXPECT_EQ(out.find("a classmate's kernel"), std::string::npos) << out;
 }
 
 TEST_F(WorkerHostile, AConstructorRunsInsideTheSandbox) {

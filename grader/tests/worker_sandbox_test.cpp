@@ -250,7 +250,7 @@ class TempDir {
 };
 
 TEST(WorkerSandbox, ReportsEveryLayer) {
-  gl_sandbox_limits limits = {60, (size_t)8 << 30, nullptr};
+  gl_sandbox_limits limits = {60, (size_t)8 << 30, nullptr, nullptr};
   Outcome o = RunSandboxed(&limits, [] {
     Log("%s", g_layers);
     return kPass;
@@ -270,7 +270,7 @@ TEST(WorkerSandbox, ReportsEveryLayer) {
   }
   const int abi = LandlockAbi();
   if (abi > 0) {
-    EXPECT_NE(o.log.find("landlock abi " + std::to_string(abi) + " (fs read-only"),
+    EXPECT_NE(o.log.find("landlock abi " + std::to_string(abi) + " (reads the system's paths and "),
               std::string::npos)
         << o.log;
     if (abi >= 4) {
@@ -301,7 +301,9 @@ TEST(WorkerSandbox, ReadsFilesAndTalksOverInheritedDescriptors) {
   int channel[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, channel), 0);
   const std::string input = dir.File("input.txt");
-  Outcome o = RunSandboxed(nullptr, [&] {
+  const char *readable[] = {dir.path().c_str(), nullptr};
+  gl_sandbox_limits limits = {0, 0, nullptr, readable};
+  Outcome o = RunSandboxed(&limits, [&] {
     close(channel[0]);
     char buf[64] = "";
     int fd = open(input.c_str(), O_RDONLY | O_CLOEXEC);
@@ -332,6 +334,43 @@ TEST(WorkerSandbox, ReadsFilesAndTalksOverInheritedDescriptors) {
   EXPECT_STREQ(got, "read: sandbox input");
 }
 
+// A classmate's submission, the batch's grades, the instructor's files: none is readable.
+TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
+  const int abi = LandlockAbi();
+  if (abi == 0) GTEST_SKIP() << "this kernel has no Landlock: only permissions protect files";
+  TempDir hidden, given;
+  ASSERT_TRUE(hidden.ok() && given.ok());
+  ASSERT_TRUE(hidden.Write("classmate.cu", "someone else's kernel"));
+  ASSERT_TRUE(given.Write("allowed.txt", "allowed"));
+  const std::string secret = hidden.File("classmate.cu"), folder = hidden.path();
+  const std::string allowed = given.File("allowed.txt");
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(len, 0);
+  self[len] = '\0';
+  const std::string program = self;
+  const char *readable[] = {given.path().c_str(), nullptr};
+  gl_sandbox_limits limits = {0, 0, nullptr, readable};
+  Outcome o = RunSandboxed(&limits, [&] {
+    CHILD_EXPECT_ERRNO(open(secret.c_str(), O_RDONLY | O_CLOEXEC), EACCES);
+    CHILD_EXPECT_ERRNO(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), EACCES);
+    // Through /proc the file is still the file: Landlock checks where the path leads.
+    std::string via_root = "/proc/self/root" + secret;
+    CHILD_EXPECT_ERRNO(open(via_root.c_str(), O_RDONLY | O_CLOEXEC), EACCES);
+    int fd = open(allowed.c_str(), O_RDONLY | O_CLOEXEC);
+    CHILD_EXPECT(fd >= 0);
+    close(fd);
+    // The system's files, and the folder of its own program.
+    CHILD_EXPECT(access("/etc/passwd", R_OK) == 0 || errno == ENOENT);
+    CHILD_EXPECT(opendir("/usr") != nullptr);
+    fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
+    CHILD_EXPECT(fd >= 0);
+    close(fd);
+    return kPass;
+  });
+  EXPECT_CHILD_PASSED(o);
+}
+
 TEST(WorkerSandbox, NoFileCanBeCreatedOrOpenedForWriting) {
   const int abi = LandlockAbi();
   if (abi == 0) GTEST_SKIP() << "this kernel has no Landlock: only permissions protect files";
@@ -343,7 +382,9 @@ TEST(WorkerSandbox, NoFileCanBeCreatedOrOpenedForWriting) {
   const std::string sub = dir.File("sub");
   const std::string link = dir.File("link");
   const std::string renamed = dir.File("renamed.txt");
-  Outcome o = RunSandboxed(nullptr, [&] {
+  const char *readable[] = {dir.path().c_str(), nullptr};
+  gl_sandbox_limits limits = {0, 0, nullptr, readable};
+  Outcome o = RunSandboxed(&limits, [&] {
     CHILD_EXPECT_ERRNO(open(fresh.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666), EACCES);
     CHILD_EXPECT_ERRNO(open(existing.c_str(), O_WRONLY | O_CLOEXEC), EACCES);
     CHILD_EXPECT_ERRNO(open(existing.c_str(), O_RDWR | O_APPEND | O_CLOEXEC), EACCES);
@@ -422,7 +463,7 @@ TEST(WorkerSandbox, WritablePathsAllowCreatingFilesThatCannotGrow) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const char *writable[] = {dir.path().c_str(), "/nonexistent/gpulabs-sandbox", nullptr};
-  gl_sandbox_limits limits = {0, 0, writable};
+  gl_sandbox_limits limits = {0, 0, writable, nullptr};
   const std::string fresh = dir.File("new.txt");
   const std::string sub = dir.File("sub");
   Outcome o = RunSandboxed(&limits, [&] {
@@ -642,7 +683,7 @@ TEST(WorkerSandbox, SignalsOnlyToItself) {
 }
 
 TEST(WorkerSandbox, LimitsMemory) {
-  gl_sandbox_limits limits = {0, (size_t)256 << 20, nullptr};
+  gl_sandbox_limits limits = {0, (size_t)256 << 20, nullptr, nullptr};
   Outcome o = RunSandboxed(&limits, [] {
     // Counted beyond what the process held at entry (AddressSanitizer's shadow, in this
     // build, is terabytes of it).
@@ -669,7 +710,7 @@ TEST(WorkerSandbox, LimitsMemory) {
 }
 
 TEST(WorkerSandbox, LimitsCpuTime) {
-  gl_sandbox_limits limits = {0.5, 0, nullptr};  // rounded up: 1 s, SIGKILL at 2 s
+  gl_sandbox_limits limits = {0.5, 0, nullptr, nullptr};  // rounded up: 1 s, SIGKILL at 2 s
   Outcome o = RunSandboxed(&limits, [] {
     struct rlimit lim;
     if (getrlimit(RLIMIT_CPU, &lim) != 0 || lim.rlim_cur != 1 || lim.rlim_max != 2) {

@@ -63,6 +63,19 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
     close(fd);
     return w == 6 ? GL_OK : refused("write");
   }
+  if (strcmp(a, "read-file") == 0) {
+    /* A classmate's submission in the batch folder, say: read it and print it. */
+    const char *secret = getenv("GPULABS_HOSTILE_SECRET");
+    int fd = open(secret != NULL ? secret : "", O_RDONLY);
+    if (fd < 0) return refused("open(O_RDONLY)");
+    char text[256];
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got < 0) return refused("read");
+    text[got] = '\0';
+    printf("stolen: %s\n", text);
+    return GL_OK;
+  }
   if (strcmp(a, "fork") == 0) {
     pid_t pid = fork();
     if (pid < 0) return refused("fork");

@@ -209,16 +209,30 @@ typedef struct landlock {
   int abi;        /* 0: the kernel lacks Landlock */
   int ruleset_fd;
   uint64_t fs;    /* the rights this ABI knows, all handled (denied unless a rule allows) */
-  int paths;      /* writable paths given a rule */
-  char note[256]; /* the writable paths missing, or why the kernel has no Landlock */
+  int readable;   /* paths given a read rule beyond the system's */
+  int writable;   /* paths given a write rule */
+  char note[256]; /* the given paths missing, or why the kernel has no Landlock */
 } landlock;
+
+#define LL_READ (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR)
+
+/* What every worker may read and execute: the system's programs, libraries and settings, and
+   the kernel's and the devices' views, which the GPU driver reads. Not /home, /tmp, /var,
+   /srv, /mnt, /media, /root, /autograder: where submissions, classmates' files and grades
+   live. A missing path is skipped. */
+static const char *const system_readable[] = {"/usr", "/lib", "/lib32", "/lib64", "/libx32",
+                                              "/bin", "/sbin", "/etc", "/opt", "/dev",
+                                              "/proc", "/sys", NULL};
 
 /* The writable paths every worker gets: what the GPU driver opens read-write. /proc is
    writable because the driver may write its own entries there; other processes' /proc
    entries stay protected by their owners and by Landlock's ptrace rules. */
 static const char *const default_writable[] = {"/dev/null", "/dev/zero", "/dev/shm", "/proc", NULL};
 
-static int allow_path(report *r, landlock *l, const char *path, int given) {
+/* Adds a rule giving `path` (and what is beneath it) `rights`, as far as a file can have them.
+   A missing path is skipped, and named in the note when `given` (the caller asked for it). */
+static int allow_path(report *r, landlock *l, const char *path, uint64_t rights, int given,
+                      int *count) {
   int fd = open(path, O_PATH | O_CLOEXEC);
   if (fd < 0) {
     if (given) {
@@ -236,9 +250,9 @@ static int allow_path(report *r, landlock *l, const char *path, int given) {
   /* A file's rule may name only the rights files have. IOCTL_DEV is what CUDA's ioctls on
      /dev/nvidia* need (ABI 5). */
   rule.allowed_access = S_ISDIR(st.st_mode)
-                            ? l->fs
-                            : l->fs & (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE |
-                                       LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
+                            ? rights
+                            : rights & (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE |
+                                        LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
   long rc = syscall(__NR_landlock_add_rule, l->ruleset_fd, LL_RULE_PATH_BENEATH, &rule, 0);
   close(fd);
   if (rc != 0) {
@@ -246,12 +260,59 @@ static int allow_path(report *r, landlock *l, const char *path, int given) {
     snprintf(what, sizeof what, "landlock_add_rule(%s)", path);
     return fail(r, what);
   }
-  l->paths++;
+  if (count != NULL) (*count)++;
+  return 0;
+}
+
+/* Whether `path` is one of the system's readable paths or beneath one. */
+static int under_system(const char *path) {
+  for (int i = 0; system_readable[i] != NULL; i++) {
+    size_t len = strlen(system_readable[i]);
+    if (strncmp(path, system_readable[i], len) == 0 && (path[len] == '\0' || path[len] == '/'))
+      return 1;
+  }
+  return 0;
+}
+
+/* The folders of the files the process has mapped (its program, its shared libraries, and
+   what a sanitizer or debugger preloaded) and of LD_LIBRARY_PATH: a library loaded later
+   (libcuda through cudart, a sanitizer's own) comes from there. Each folder once. */
+static int allow_library_folders(report *r, landlock *l) {
+  char folders[64][256];
+  int count = 0;
+  FILE *maps = fopen("/proc/self/maps", "re");
+  char line[512];
+  while (maps != NULL && fgets(line, sizeof line, maps) != NULL) {
+    char *path = strchr(line, '/');
+    if (path == NULL) continue; /* anonymous, [heap], [stack], [vdso] */
+    path[strcspn(path, "\n")] = '\0';
+    char *slash = strrchr(path, '/');
+    if (strstr(path, " (deleted)") != NULL || slash == path) continue;
+    *slash = '\0';
+    int seen = 0;
+    for (int i = 0; i < count && !seen; i++) seen = strcmp(folders[i], path) == 0;
+    if (!seen && !under_system(path) && count < 64 && strlen(path) < sizeof folders[0])
+      strcpy(folders[count++], path);
+  }
+  if (maps != NULL) fclose(maps);
+  const char *env = getenv("LD_LIBRARY_PATH");
+  while (env != NULL && *env != '\0') {
+    size_t len = strcspn(env, ":");
+    if (env[0] == '/' && len < sizeof folders[0] && count < 64) {
+      memcpy(folders[count], env, len);
+      folders[count][len] = '\0';
+      if (!under_system(folders[count])) count++;
+    }
+    env += len + (env[len] == ':');
+  }
+  for (int i = 0; i < count; i++) {
+    if (allow_path(r, l, folders[i], LL_READ, 0, &l->readable) != 0) return -1;
+  }
   return 0;
 }
 
 /* Builds the ruleset, while still root: a path the parent names may be out of nobody's reach. */
-static int landlock_prepare(report *r, landlock *l, const char *const *writable) {
+static int landlock_prepare(report *r, landlock *l, const gl_sandbox_limits *limits) {
   memset(l, 0, sizeof *l);
   l->ruleset_fd = -1;
   long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
@@ -274,13 +335,14 @@ static int landlock_prepare(report *r, landlock *l, const char *const *writable)
   l->ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (l->ruleset_fd < 0) return fail(r, "landlock_create_ruleset");
 
-  /* Everything readable and executable. */
-  int root = open("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
-  if (root < 0) return fail(r, "open(/)");
-  struct ll_path_beneath_attr rule = {LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR, root};
-  long rc = syscall(__NR_landlock_add_rule, l->ruleset_fd, LL_RULE_PATH_BENEATH, &rule, 0);
-  close(root);
-  if (rc != 0) return fail(r, "landlock_add_rule(/)");
+  /* Readable: the system, the folders of the libraries, and what the caller names. */
+  for (int i = 0; system_readable[i] != NULL; i++) {
+    if (allow_path(r, l, system_readable[i], LL_READ, 0, NULL) != 0) return -1;
+  }
+  if (allow_library_folders(r, l) != 0) return -1;
+  for (int i = 0; limits->readable != NULL && limits->readable[i] != NULL; i++) {
+    if (allow_path(r, l, limits->readable[i], LL_READ, 1, &l->readable) != 0) return -1;
+  }
 
   /* The GPU's nodes: nvidiactl, nvidia-uvm(-tools), nvidia0.., nvidia-modeset, nvidia-caps/. */
   DIR *dev = opendir("/dev");
@@ -290,7 +352,7 @@ static int landlock_prepare(report *r, landlock *l, const char *const *writable)
       if (strncmp(e->d_name, "nvidia", 6) != 0) continue;
       char path[300];
       snprintf(path, sizeof path, "/dev/%s", e->d_name);
-      if (allow_path(r, l, path, 0) != 0) {
+      if (allow_path(r, l, path, l->fs, 0, &l->writable) != 0) {
         closedir(dev);
         return -1;
       }
@@ -298,10 +360,10 @@ static int landlock_prepare(report *r, landlock *l, const char *const *writable)
     closedir(dev);
   }
   for (int i = 0; default_writable[i] != NULL; i++) {
-    if (allow_path(r, l, default_writable[i], 0) != 0) return -1;
+    if (allow_path(r, l, default_writable[i], l->fs, 0, &l->writable) != 0) return -1;
   }
-  for (int i = 0; writable != NULL && writable[i] != NULL; i++) {
-    if (allow_path(r, l, writable[i], 1) != 0) return -1;
+  for (int i = 0; limits->writable != NULL && limits->writable[i] != NULL; i++) {
+    if (allow_path(r, l, limits->writable[i], l->fs, 1, &l->writable) != 0) return -1;
   }
   return 0;
 }
@@ -316,7 +378,8 @@ static int landlock_apply(report *r, landlock *l) {
   close(l->ruleset_fd);
   l->ruleset_fd = -1;
   if (rc != 0) return fail(r, "landlock_restrict_self");
-  say(r, "landlock abi %d (fs read-only but %d paths", l->abi, l->paths);
+  say(r, "landlock abi %d (reads the system's paths and %d more, writes %d paths", l->abi,
+      l->readable, l->writable);
   if (l->note[0] != '\0') say(r, ", skipped as missing: %s", l->note);
   say(r, l->abi >= 4 ? ", tcp denied" : ", tcp not covered (abi < 4)");
   say(r, l->abi >= 6 ? ", signals and abstract sockets scoped)" : ", signals not scoped (abi < 6))");
@@ -501,7 +564,7 @@ static int seccomp_apply(report *r) {
 /* ---- The sandbox ------------------------------------------------------------------------ */
 
 int gl_sandbox_enter(const gl_sandbox_limits *limits, char *layers, size_t layers_size) {
-  static const gl_sandbox_limits no_limits = {0, 0, NULL};
+  static const gl_sandbox_limits no_limits = {0, 0, NULL, NULL};
   report r = {layers, layers != NULL ? layers_size : 0, 0};
   if (r.size > 0) layers[0] = '\0';
   if (limits == NULL) limits = &no_limits;
@@ -520,7 +583,7 @@ int gl_sandbox_enter(const gl_sandbox_limits *limits, char *layers, size_t layer
 
   /* 2. Landlock's rules open their paths while still root; the ruleset is applied below. */
   landlock l;
-  if (landlock_prepare(&r, &l, limits->writable) != 0) {
+  if (landlock_prepare(&r, &l, limits) != 0) {
     if (l.ruleset_fd >= 0) close(l.ruleset_fd);
     return -1;
   }

@@ -3,13 +3,17 @@
  * The lab worker (started by a trusted Google Test program, talking to it over a socketpair)
  * calls gl_sandbox_enter() once, right after exec, before any student code or CUDA runs and
  * before any thread starts. From then on the process may use the GPU (/dev/nvidia*), compute,
- * read files, and talk over the descriptors it already holds, and little else:
+ * read the system's files and its own, talk over the descriptors it already holds, and little
+ * else:
  *
  *   no_new_privs, and SIGKILL when the parent dies
  *   root dropped to uid/gid 65534 ("nobody"), no supplementary groups, no capabilities
  *   rlimits: no file written or grown (RLIMIT_FSIZE 0), no core dumps, CPU time, data
- *   Landlock: the filesystem read-only but for the GPU's device nodes and a few others,
- *             no TCP bind or connect, no signals or abstract sockets outside the sandbox
+ *   Landlock: reads only the system's paths (/usr, /lib*, /bin, /sbin, /etc, /opt, /dev,
+ *             /proc, /sys), the folders of its program and libraries (and LD_LIBRARY_PATH's),
+ *             and what the caller names: not /home, /tmp, /var and the like, where
+ *             submissions and grades live; writes only the GPU's device nodes and a few
+ *             others; no TCP bind or connect, no signals or abstract sockets outside it
  *   seccomp: no fork, exec, ptrace, mounts, namespaces, or sockets other than AF_UNIX
  *
  * Descriptors that are open when it is called keep the access they were opened with (that is
@@ -49,6 +53,9 @@ typedef struct gl_sandbox_limits {
      named. /dev/nvidia*, /dev/null, /dev/zero, /dev/shm and /proc are always writable. NULL:
      none. With RLIMIT_FSIZE 0, files there can be created, not written. */
   const char *const *writable;
+  /* NULL-terminated extra paths the worker may read (directories with everything beneath
+     them), as given; a missing one is skipped and named. NULL: none. */
+  const char *const *readable;
 } gl_sandbox_limits;
 
 /* Enters the sandbox for the rest of the process's life. `limits` may be NULL (no CPU or
@@ -56,8 +63,9 @@ typedef struct gl_sandbox_limits {
  * short text for reports naming each layer that took effect and each one skipped because the
  * kernel lacks it, e.g.
  *   "no_new_privs; uid 65534 gid 65534 (root dropped); pdeathsig SIGKILL; rlimits (cpu 60 s,
- *    fsize 0, core 0, data 8 GiB beyond the 3.1 MiB at entry); landlock abi 7 (fs read-only but 9 paths, tcp denied,
- *    signals and abstract sockets scoped); seccomp (no fork/exec/ptrace/mount/namespaces/
+ *    fsize 0, core 0, data 8 GiB beyond the 3.1 MiB at entry); landlock abi 7 (reads the
+ *    system's paths and 1 more, writes 9 paths, tcp denied, signals and abstract sockets
+ *    scoped); seccomp (no fork/exec/ptrace/mount/namespaces/
  *    non-unix sockets)"
  * Returns 0 on success; -1 when a layer that should work failed, or when called with more
  * than one thread (Landlock binds only the calling thread), with "FAILED: ..." in `layers`.
