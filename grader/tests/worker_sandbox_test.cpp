@@ -338,12 +338,15 @@ TEST(WorkerSandbox, ReadsFilesAndTalksOverInheritedDescriptors) {
 TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
   const int abi = LandlockAbi();
   if (abi == 0) GTEST_SKIP() << "this kernel has no Landlock: only permissions protect files";
-  TempDir hidden, given;
-  ASSERT_TRUE(hidden.ok() && given.ok());
+  TempDir hidden, given, library;
+  ASSERT_TRUE(hidden.ok() && given.ok() && library.ok());
   ASSERT_TRUE(hidden.Write("classmate.cu", "someone else's kernel"));
   ASSERT_TRUE(given.Write("allowed.txt", "allowed"));
+  ASSERT_TRUE(library.Write("libcuda.so.1", "a library loaded later"));
   const std::string secret = hidden.File("classmate.cu"), folder = hidden.path();
-  const std::string allowed = given.File("allowed.txt");
+  const std::string allowed = given.File("allowed.txt"), lib = library.File("libcuda.so.1");
+  // A cluster's CUDA: a folder of LD_LIBRARY_PATH, after one of the system's and an empty one.
+  const std::string lib_path = "/usr/local/nvidia/lib64::" + library.path();
   char self[4096];
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
   ASSERT_GT(len, 0);
@@ -366,8 +369,11 @@ TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
     fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
     CHILD_EXPECT(fd >= 0);
     close(fd);
+    fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
+    CHILD_EXPECT(fd >= 0);
+    close(fd);
     return kPass;
-  });
+  }, [&] { return setenv("LD_LIBRARY_PATH", lib_path.c_str(), 1) == 0 ? kPass : kEnterFailed; });
   EXPECT_CHILD_PASSED(o);
 }
 
