@@ -3,7 +3,6 @@
  * performance tests one at a time, reads CTest's JUnit files and scores them. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,17 +305,21 @@ static char *names_regex(const strlist *names) {
   return text;
 }
 
-/* The names of the tests CTest would run for `select` ("ctest -N"). */
+/* The names of the tests CTest would run for `select` ("ctest -N"), and when `labels` is not
+ * NULL each one's labels, space-separated ("ctest -N -V" prints a "Labels:" line before the
+ * name of each test that has some). */
 static void ctest_names(const grade_options *opt, const char *build_dir, char *const select[],
-                        strlist *names) {
+                        strlist *names, strlist *labels) {
   strlist args;
   sl_init(&args);
   ctest_command(&args, opt, build_dir, select);
   sl_push(&args, "-N");
+  if (labels != NULL) sl_push(&args, "-V");
   sl_push_owned(&args, NULL);
   size_t length = 0;
   char *text = run_capture(args.items, &length);
   sl_free(&args);
+  char *current = NULL; /* the labels of the test being described */
   for (const char *line = text ? text : ""; *line;) {
     const char *eol = strchr(line, '\n');
     size_t n = eol ? (size_t)(eol - line) : strlen(line);
@@ -326,10 +329,72 @@ static void ctest_names(const grade_options *opt, const char *build_dir, char *c
       const char *name = colon + 1;
       while (name < line + n && *name == ' ') name++;
       sl_push_owned(names, xstrndup(name, (size_t)(line + n - name)));
+      if (labels != NULL) sl_push_owned(labels, current ? current : xstrdup(""));
+      current = NULL;
+    } else if (labels != NULL && strncmp(line, "Labels:", 7) == 0) {
+      free(current);
+      current = xstrndup(line + 7, n - 7);
     }
     line = eol ? eol + 1 : line + n;
   }
+  free(current);
   free(text);
+}
+
+/* Moves a CTest run's tests into `cases`: each shard's as the test cases it ran (their names
+ * into `seen`), the others as they are. 0 when a shard ended before its last case. */
+static int split_shards(test_list *found, test_list *cases, strlist *seen) {
+  int complete = 1;
+  for (size_t i = 0; i < found->count; i++) {
+    test_result *t = &found->items[i];
+    if (!starts_with(t->name, "shard-")) {
+      *tests_add(cases) = *t;
+      memset(t, 0, sizeof *t);
+      continue;
+    }
+    size_t before = cases->count;
+    if (!gtest_split_shard(t, cases)) complete = 0;
+    for (size_t c = before; c < cases->count; c++) sl_push(seen, cases->items[c].name);
+  }
+  return complete;
+}
+
+/* After a shard ended early: the lab's sharded test cases of this kind that no shard reached
+ * (none in `seen`), each run in a process of its own, into `cases`. 0, or -1 with `why`. */
+static int run_missing(const grade_options *opt, const char *build_dir, const char *lab_regex,
+                       const char *kind_label, int parallel, const char *junit_path,
+                       const char *log_path, const strlist *seen, test_list *cases,
+                       strbuf *why) {
+  char *one_kind = xasprintf("^%s$", kind_label);
+  char *select_sharded[] = {"-L", (char *)lab_regex, "-L", one_kind, "-L", "^sharded$", NULL};
+  strlist expected, missing;
+  sl_init(&expected);
+  sl_init(&missing);
+  ctest_names(opt, build_dir, select_sharded, &expected, NULL);
+  for (size_t i = 0; i < expected.count; i++) {
+    /* CTest names a parameterized case "Suite/Case/0  # GetParam() = 3"; Google Test's
+     * [ RUN ] line, and so the shard's case, says "Suite/Case/0". */
+    const char *name = expected.items[i];
+    const char *comment = strstr(name, "  # ");
+    char *base = comment ? xstrndup(name, (size_t)(comment - name)) : xstrdup(name);
+    if (!sl_contains(seen, base)) sl_push(&missing, name);
+    free(base);
+  }
+  int rc = 0;
+  if (missing.count > 0) {
+    char *regex = names_regex(&missing);
+    char *junit2 = xasprintf("%s.rest.xml", junit_path);
+    char *log2 = xasprintf("%s.rest.log", log_path);
+    char *select_rest[] = {"-L", (char *)lab_regex, "-L", one_kind, "-R", regex, NULL};
+    rc = ctest_once(opt, build_dir, select_rest, parallel, junit2, log2, cases, why, NULL);
+    free(regex);
+    free(junit2);
+    free(log2);
+  }
+  sl_free(&expected);
+  sl_free(&missing);
+  free(one_kind);
+  return rc;
 }
 
 /* Runs a lab's tests of one kind and appends their verdicts to `tests`. With shards in the
@@ -342,57 +407,17 @@ static int run_ctest(const grade_options *opt, const char *build_dir, const char
                      const char *log_path, test_list *tests, strbuf *why, char **sandbox) {
   char *lab_regex = xasprintf("^%s$", lab_label);
   char *kind_regex = xasprintf("^%s(-shards)?$", kind_label);
-  char *one_kind = xasprintf("^%s$", kind_label);
   char *select[] = {"-L", lab_regex, "-L", kind_regex, "-LE", "^sharded$", NULL};
   test_list found, cases;
   tests_init(&found);
   tests_init(&cases);
-  char *xml = NULL;
-  int rc = ctest_once(opt, build_dir, select, parallel, junit_path, log_path, &found, why, &xml);
-  int complete = 1;
   strlist seen;
   sl_init(&seen);
-  for (size_t i = 0; rc == 0 && i < found.count; i++) {
-    test_result *t = &found.items[i];
-    if (!starts_with(t->name, "shard-")) {
-      *tests_add(&cases) = *t;
-      memset(t, 0, sizeof *t);
-      continue;
-    }
-    size_t before = cases.count;
-    if (!gtest_split_shard(t, &cases)) complete = 0;
-    for (size_t c = before; c < cases.count; c++) sl_push(&seen, cases.items[c].name);
-  }
-  if (rc == 0 && !complete) {
-    /* The cases no shard reached, each in a process of its own. */
-    char *select_sharded[] = {"-L", lab_regex, "-L", one_kind, "-L", "^sharded$", NULL};
-    strlist expected, missing;
-    sl_init(&expected);
-    sl_init(&missing);
-    ctest_names(opt, build_dir, select_sharded, &expected);
-    for (size_t i = 0; i < expected.count; i++) {
-      /* CTest names a parameterized case "Suite/Case/0  # GetParam() = 3"; Google Test's
-       * [ RUN ] line, and so the shard's case, says "Suite/Case/0". */
-      const char *name = expected.items[i];
-      const char *comment = strstr(name, "  # ");
-      char *base = comment ? xstrndup(name, (size_t)(comment - name)) : xstrdup(name);
-      if (!sl_contains(&seen, base)) sl_push(&missing, name);
-      free(base);
-    }
-    if (missing.count > 0) {
-      char *regex = names_regex(&missing);
-      char *junit2 = xasprintf("%s.rest.xml", junit_path);
-      char *log2 = xasprintf("%s.rest.log", log_path);
-      char *select_rest[] = {"-L", lab_regex, "-L", one_kind, "-R", regex, NULL};
-      if (ctest_once(opt, build_dir, select_rest, parallel, junit2, log2, &cases, why, NULL) != 0) {
-        rc = -1;
-      }
-      free(regex);
-      free(junit2);
-      free(log2);
-    }
-    sl_free(&expected);
-    sl_free(&missing);
+  char *xml = NULL;
+  int rc = ctest_once(opt, build_dir, select, parallel, junit_path, log_path, &found, why, &xml);
+  if (rc == 0 && !split_shards(&found, &cases, &seen)) {
+    rc = run_missing(opt, build_dir, lab_regex, kind_label, parallel, junit_path, log_path,
+                     &seen, &cases, why);
   }
   if (rc == 0 && sandbox != NULL && *sandbox == NULL) *sandbox = sandbox_layers(xml);
   free(xml);
@@ -403,7 +428,6 @@ static int run_ctest(const grade_options *opt, const char *build_dir, const char
   sl_free(&seen);
   free(lab_regex);
   free(kind_regex);
-  free(one_kind);
   return rc;
 }
 
@@ -646,89 +670,138 @@ static void lab_reset(lab_result *lab) {
   audit_result_init(&lab->audit);
 }
 
-/* The correctness tests of every built lab, side by side: one CTest run per lab, all at once,
- * sharing --jobs (on an H100 all six labs took 43 s together against about 95 s one after
- * another: docs/results/h100-2026-11-25-grading-time.md). */
-typedef struct lab_job {
-  lab_result *lab;
-  char *sandbox;
-  double seconds;
-  int failed; /* lab_tests' -1: reported after the threads end */
-} lab_job;
-
-/* The labs' CTest runs, taken in turn by a few threads. */
-typedef struct lab_pool {
-  const grade_options *opt; /* its jobs: each CTest run's share */
-  grade_report *report;
-  const char *logs;
-  lab_job *jobs;
-  size_t count, next;
-  pthread_mutex_t lock;
-} lab_pool;
-
-static void *lab_pool_run(void *arg) {
-  lab_pool *pool = arg;
-  for (;;) {
-    pthread_mutex_lock(&pool->lock);
-    lab_job *job = pool->next < pool->count ? &pool->jobs[pool->next++] : NULL;
-    pthread_mutex_unlock(&pool->lock);
-    if (job == NULL) return NULL;
-    double t = now_seconds();
-    job->failed = lab_tests(pool->opt, pool->report, job->lab, 0, pool->logs, &job->sandbox);
-    job->seconds = now_seconds() - t;
+/* Which of `labs` a test is labelled with (`labels` as ctest_names gives them), or -1. */
+static long lab_of(const char *labels, lab_result *const *labs, size_t n) {
+  for (const char *p = labels; *p;) {
+    while (*p == ' ') p++;
+    size_t len = strcspn(p, " ");
+    for (size_t k = 0; k < n && len > 0; k++) {
+      if (strlen(labs[k]->lab) == len && strncmp(p, labs[k]->lab, len) == 0) return (long)k;
+    }
+    p += len;
   }
+  return -1;
 }
 
+/* The correctness tests of every built lab in one CTest run, sharing --jobs: the labs' test
+ * programs run side by side (on an H100 all six labs took 43 s together against about 95 s one
+ * lab after another: docs/results/h100-2026-11-25-grading-time.md). One run, not one per lab at
+ * once: CTest runs in one build tree at the same time may each rerun Google Test's discovery of
+ * a test program and read the list another is writing, and then fail. Each test's lab comes
+ * from its labels. */
 static void correctness_together(const grade_options *opt, grade_report *report,
                                  const char *logs) {
   size_t n = 0;
-  for (size_t i = 0; i < report->n_labs; i++) n += report->labs[i].state == LAB_GRADED;
-  if (n == 0) return;
-  /* At most --jobs test processes in all: with fewer jobs than labs, that many labs at a time
-   * with one each (the CPU backend's tests need their cores); else every lab at once, each with
-   * its share, rounded up. */
-  size_t slots = (size_t)opt->jobs < n ? (size_t)opt->jobs : n;
-  if (slots == 0) slots = 1;
-  grade_options shared = *opt;
-  shared.jobs = (int)(((size_t)opt->jobs + slots - 1) / slots);
-  if ((size_t)opt->jobs < n) shared.jobs = 1;
-  lab_pool pool = {&shared, report, logs, xcalloc(n, sizeof(lab_job)), n, 0,
-                   PTHREAD_MUTEX_INITIALIZER};
-  for (size_t i = 0, k = 0; i < report->n_labs; i++) {
-    if (report->labs[i].state == LAB_GRADED) pool.jobs[k++].lab = &report->labs[i];
+  lab_result **labs = xcalloc(report->n_labs + 1, sizeof *labs);
+  strbuf regex;
+  sb_init(&regex);
+  sb_append(&regex, "^(");
+  for (size_t i = 0; i < report->n_labs; i++) {
+    if (report->labs[i].state != LAB_GRADED) continue;
+    sb_printf(&regex, "%s%s", n ? "|" : "", report->labs[i].lab);
+    labs[n++] = &report->labs[i];
   }
-  double t = now_seconds();
-  /* CTest lists each test program's cases when it first reads the tests after a build (Google
-   * Test's discovery, PRE_TEST) and writes the list into the build tree: done once here, so the
-   * runs side by side only read those files (two writing one at once leave it cut short). */
-  char *discovery_log = path_join(logs, "ctest-discovery.log");
-  char *discover[] = {(char *)opt->ctest, "--test-dir", report->build_dir, "-N", NULL};
-  remove(discovery_log);
-  run_logged(discover, discovery_log);
-  free(discovery_log);
+  sb_append(&regex, ")$");
+  if (n == 0) {
+    sb_free(&regex);
+    free(labs);
+    return;
+  }
+  double t = now_seconds(), labs_time = 0;
+  strbuf names_text;
+  sb_init(&names_text);
+  for (size_t k = 0; k < n; k++) sb_printf(&names_text, "%s%s", k ? ", " : "", labs[k]->lab);
+  progress(opt, "running the correctness tests of %s", names_text.data);
+  sb_free(&names_text);
+  char *select[] = {"-L", regex.data, "-L", "^correctness(-shards)?$", "-LE", "^sharded$", NULL};
+  strlist names, labels;
+  sl_init(&names);
+  sl_init(&labels);
+  ctest_names(opt, report->build_dir, select, &names, &labels);
+  char *junit = path_join(logs, "correctness.xml");
+  char *log = path_join(logs, "correctness.log");
   int lock = lock_gpu(opt, report, 0);
-  pthread_t *threads = xcalloc(slots, sizeof *threads);
-  size_t started = 0;
-  for (size_t k = 1; k < slots; k++) {
-    if (pthread_create(&threads[started], NULL, lab_pool_run, &pool) == 0) started++;
+  test_list found;
+  tests_init(&found);
+  strbuf why;
+  sb_init(&why);
+  char *xml = NULL;
+  int rc = ctest_once(opt, report->build_dir, select, 1, junit, log, &found, &why, &xml);
+  if (rc == 0 && report->sandbox == NULL) report->sandbox = sandbox_layers(xml);
+  free(xml);
+  /* Each lab's tests, in CTest's order, and its seconds: what its test processes took. */
+  test_list *mine = xcalloc(n, sizeof *mine);
+  for (size_t i = 0; rc == 0 && i < found.count; i++) {
+    long k = -1;
+    for (size_t j = 0; j < names.count && k < 0; j++) {
+      if (strcmp(names.items[j], found.items[i].name) == 0) k = lab_of(labels.items[j], labs, n);
+    }
+    if (k < 0) {
+      sl_push_owned(&report->problems, xasprintf("the test %s belongs to no lab graded here; "
+                                                 "it was left out", found.items[i].name));
+      continue;
+    }
+    labs[k]->seconds += found.items[i].seconds;
+    labs[k]->phase[PHASE_CORRECTNESS] += found.items[i].seconds;
+    labs_time += found.items[i].seconds;
+    *tests_add(&mine[k]) = found.items[i];
+    memset(&found.items[i], 0, sizeof found.items[i]);
   }
-  lab_pool_run(&pool); /* this thread takes labs too */
-  for (size_t k = 0; k < started; k++) pthread_join(threads[k], NULL);
-  gpu_lock_release(lock);
-  double labs_time = 0;
   for (size_t k = 0; k < n; k++) {
-    lab_job *job = &pool.jobs[k];
-    if (report->sandbox == NULL) report->sandbox = job->sandbox;
-    else free(job->sandbox);
-    job->lab->seconds += job->seconds;
-    labs_time += job->seconds;
-    if (job->failed) report_not_run(report, job->lab);
+    lab_result *lab = labs[k];
+    if (rc != 0) {
+      lab_not_graded(lab, xasprintf("the correctness tests could not be run: %s", why.data));
+      report_not_run(report, lab);
+      continue;
+    }
+    test_list cases;
+    tests_init(&cases);
+    strlist seen;
+    sl_init(&seen);
+    if (!split_shards(&mine[k], &cases, &seen)) {
+      char *lab_regex = xasprintf("^%s$", lab->lab);
+      char *name = xasprintf("%s-correctness.xml", lab->lab);
+      char *junit_lab = path_join(logs, name);
+      strcpy(name + strlen(name) - 3, "log");
+      char *log_lab = path_join(logs, name);
+      strbuf why_lab;
+      sb_init(&why_lab);
+      double t_lab = now_seconds();
+      if (run_missing(opt, report->build_dir, lab_regex, "correctness", 1, junit_lab, log_lab,
+                      &seen, &cases, &why_lab) != 0) {
+        lab_not_graded(lab, xasprintf("the correctness tests could not be run: %s",
+                                      why_lab.data));
+        report_not_run(report, lab);
+      }
+      double spent = now_seconds() - t_lab;
+      lab->seconds += spent;
+      lab->phase[PHASE_CORRECTNESS] += spent;
+      labs_time += spent;
+      sb_free(&why_lab);
+      free(lab_regex);
+      free(name);
+      free(junit_lab);
+      free(log_lab);
+    }
+    tests_classify(&cases);
+    for (size_t i = 0; i < cases.count; i++) *tests_add(&lab->tests) = cases.items[i];
+    free(cases.items);
+    sl_free(&seen);
+    tests_free(&mine[k]);
   }
-  /* The report's phase is the wall time; each lab's counts its own run (they overlap). */
+  gpu_lock_release(lock);
+  /* The report's phase is the wall time (grade_run adds the labs' phases to it, which here
+   * overlap); each lab's the seconds its processes ran. */
   report->phase[PHASE_CORRECTNESS] += now_seconds() - t - labs_time;
-  pthread_mutex_destroy(&pool.lock);
-  free(pool.jobs);
-  free(threads);
+  free(mine);
+  tests_free(&found);
+  sb_free(&why);
+  sb_free(&regex);
+  sl_free(&names);
+  sl_free(&labels);
+  free(junit);
+  free(log);
+  free(labs);
 }
 
 /* ---- labs that use another lab ---- */

@@ -87,8 +87,8 @@ TEST_F(GraderEndToEnd, TheStubsFailEachInItsOwnWayAndWithoutAGpuAreNotScored) {
   std::string json = ReadText(tmp_ + "/out/results.json");
   EXPECT_NE(json.find("\"gpu\": {\"present\": true"), std::string::npos);
   EXPECT_NE(json.find("\"max_score\": 100,"), std::string::npos);
-  for (const char *log : {"reduction-build.log", "reduction-correctness.xml",
-                          "reduction-correctness.log", "reduction-performance.xml", "gpu-probe.xml"}) {
+  for (const char *log : {"reduction-build.log", "correctness.xml", "correctness.log",
+                          "reduction-performance.xml", "gpu-probe.xml"}) {
     EXPECT_EQ(access((tmp_ + "/out/logs/" + log).c_str(), R_OK), 0) << log;
   }
 
@@ -126,7 +126,7 @@ TEST_F(GraderEndToEnd, AStubInOneShardFailsEachTestAsItFailsAlone) {
       << Log();
   ExpectStubVerdicts(tmp_ + "/out-carol", Log());
   // The shard ran, and the case it never reached ran alone.
-  std::string junit = ReadText(tmp_ + "/out-carol/logs/reduction-correctness.xml");
+  std::string junit = ReadText(tmp_ + "/out-carol/logs/correctness.xml");
   EXPECT_NE(junit.find("shard-test_reduction-0-of-1"), std::string::npos);
   std::string rest = ReadText(tmp_ + "/out-carol/logs/reduction-correctness.xml.rest.xml");
   EXPECT_NE(rest.find("FakeStep4.Touches"), std::string::npos) << rest.substr(0, 600);
@@ -141,7 +141,7 @@ TEST_F(GraderEndToEnd, AStubInOneShardFailsEachTestAsItFailsAlone) {
                   tmp_ + "/out-carol3' '" + carol + "'"),
             0)
       << Log();
-  junit = ReadText(tmp_ + "/out-carol3/logs/reduction-correctness.xml");
+  junit = ReadText(tmp_ + "/out-carol3/logs/correctness.xml");
   EXPECT_NE(junit.find("[ RUN      ] Fake/FakeParam.Adds/One"), std::string::npos);
   EXPECT_FALSE(Exists(tmp_ + "/out-carol3/logs/reduction-correctness.xml.rest.xml"))
       << ReadText(tmp_ + "/out-carol3/logs/reduction-correctness.xml.rest.xml").substr(0, 600);

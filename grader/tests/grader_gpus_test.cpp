@@ -586,7 +586,7 @@ TEST_F(GraderGpusProgram, GradesSideBySideIntoThePlainGradebookPinnedAndStoppabl
   // Until both graders run carol's and dave's correctness tests (two minutes at most).
   double start = now_seconds();
   auto running = [&](const std::string &who) {
-    return ReadText(log).find("] " + who + ": reduction: running the correctness tests") !=
+    return ReadText(log).find("] " + who + ": running the correctness tests of reduction") !=
            std::string::npos;
   };
   while (!(running("carol") && running("dave")) && now_seconds() - start < 120) usleep(100000);
