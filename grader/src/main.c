@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
    * debugging switches (grader/README.md, "The lab worker") are not inherited. */
   unsetenv("GPULABS_SANDBOX");
   unsetenv("GPULABS_LAB_WORKER");
+  unsetenv("GPULABS_WORKER_EARLY");
   grade_options opt;
   grade_options_init(&opt);
   const char *out = "grade-out";

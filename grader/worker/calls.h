@@ -12,6 +12,12 @@
 #define GL_BEGIN(fn, name) gl_call_begin(GPULABS_WORKER_PATH, (uint32_t)(fn), (name))
 #define GL_PUT(c, value) gl_call_value((c), &(value), sizeof(value))
 
+/* GPULABS_WORKER_EARLY=1: the worker starts before the test program touches CUDA, so that
+ * cuda-gdb can follow it (docs/student-guide.md, "Debug"). */
+__attribute__((constructor)) static void gl_start_worker_early(void) {
+  gl_worker_early(GPULABS_WORKER_PATH);
+}
+
 /* The text a function returned ("?" when the worker failed: the test reports that call). */
 static inline const char *gl_call_text_end(gl_call *c) {
   const char *text = gl_call_finish(c) == GL_OK ? gl_call_text(c) : "?";

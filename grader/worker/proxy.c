@@ -530,6 +530,14 @@ void gl_worker_stop(void) {
   pthread_mutex_unlock(&g.lock);
 }
 
+void gl_worker_early(const char *path) {
+  const char *early = getenv("GPULABS_WORKER_EARLY");
+  if (early == NULL || early[0] == '\0' || strcmp(early, "0") == 0) return;
+  pthread_mutex_lock(&g.lock);
+  if (g.sock < 0 && g.failure[0] == '\0') start_worker(path);
+  pthread_mutex_unlock(&g.lock);
+}
+
 void gl_worker_test_start(void) {
   pthread_mutex_lock(&g.lock);
 #ifdef GPULABS_SIM

@@ -72,6 +72,11 @@ void gl_worker_stop(void);
  * test gets a fresh one. On the CPU backend every test case gets a fresh worker, so that its
  * thread schedule replays as when the test runs alone. */
 void gl_worker_test_start(void);
+/* Debugging: when GPULABS_WORKER_EARLY is set (and not "0"), starts the lab's worker `path`
+ * now, before this process touches CUDA: cuda-gdb follows a child (follow-fork-mode child) only
+ * of a process that has not. Each lab's proxy calls it from a constructor (calls.h). On the
+ * CPU backend every test case gets a fresh worker, so it is not needed there. */
+void gl_worker_early(const char *path);
 /* A GPU error the worker reported after a call (its cudaDeviceSynchronize or
  * cudaGetLastError), taken once: 0 when none. gltest's DeviceOk reports it. */
 int gl_worker_take_device_error(char *text, size_t size);
