@@ -343,6 +343,9 @@ TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
   ASSERT_TRUE(hidden.Write("classmate.cu", "someone else's kernel"));
   ASSERT_TRUE(given.Write("allowed.txt", "allowed"));
   ASSERT_TRUE(library.Write("libcuda.so.1", "a library loaded later"));
+  TempDir tool;
+  ASSERT_TRUE(tool.ok() && tool.Write("libinjection.so", "a tool's injection library"));
+  const std::string injection = tool.File("libinjection.so");
   const std::string secret = hidden.File("classmate.cu"), folder = hidden.path();
   const std::string allowed = given.File("allowed.txt"), lib = library.File("libcuda.so.1");
   // A cluster's CUDA: a folder of LD_LIBRARY_PATH, after one of the system's and an empty one.
@@ -372,8 +375,16 @@ TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
     fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
     CHILD_EXPECT(fd >= 0);
     close(fd);
+    fd = open(injection.c_str(), O_RDONLY | O_CLOEXEC);
+    CHILD_EXPECT(fd >= 0);
+    close(fd);
     return kPass;
-  }, [&] { return setenv("LD_LIBRARY_PATH", lib_path.c_str(), 1) == 0 ? kPass : kEnterFailed; });
+  }, [&] {
+    return setenv("LD_LIBRARY_PATH", lib_path.c_str(), 1) == 0 &&
+                   setenv("CUDA_INJECTION64_PATH", injection.c_str(), 1) == 0
+               ? kPass
+               : kEnterFailed;
+  });
   EXPECT_CHILD_PASSED(o);
 }
 

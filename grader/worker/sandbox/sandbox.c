@@ -276,8 +276,9 @@ static int under_system(const char *path) {
 }
 
 /* The folders of the files the process has mapped (its program, its shared libraries, and
-   what a sanitizer or debugger preloaded) and of LD_LIBRARY_PATH: a library loaded later
-   (libcuda through cudart, a sanitizer's own) comes from there. Each folder once. */
+   what a sanitizer or debugger preloaded), of CUDA_INJECTION64_PATH and of LD_LIBRARY_PATH: a
+   library loaded later (libcuda through cudart, a tool's injection library) comes from there.
+   Each folder once. */
 static int allow_library_folders(report *r, landlock *l) {
   char folders[64][256];
   int count = 0;
@@ -296,6 +297,15 @@ static int allow_library_folders(report *r, landlock *l) {
       strcpy(folders[count++], path);
   }
   if (maps != NULL) fclose(maps);
+  /* A tool's injection library (a sanitizer's, a profiler's, CUPTI's), which CUDA loads at its
+     start: its folder, as a path list of one. */
+  const char *inject = getenv("CUDA_INJECTION64_PATH");
+  const char *cut = inject != NULL ? strrchr(inject, '/') : NULL;
+  if (cut != NULL && cut > inject && (size_t)(cut - inject) < sizeof folders[0] && count < 64) {
+    memcpy(folders[count], inject, (size_t)(cut - inject));
+    folders[count][cut - inject] = '\0';
+    if (!under_system(folders[count])) count++;
+  }
   const char *env = getenv("LD_LIBRARY_PATH");
   while (env != NULL && *env != '\0') {
     size_t len = strcspn(env, ":");

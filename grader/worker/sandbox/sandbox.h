@@ -10,10 +10,11 @@
  *   root dropped to uid/gid 65534 ("nobody"), no supplementary groups, no capabilities
  *   rlimits: no file written or grown (RLIMIT_FSIZE 0), no core dumps, CPU time, data
  *   Landlock: reads only the system's paths (/usr, /lib*, /bin, /sbin, /etc, /opt, /dev,
- *             /proc, /sys), the folders of its program and libraries (and LD_LIBRARY_PATH's),
- *             and what the caller names: not /home, /tmp, /var and the like, where
- *             submissions and grades live; writes only the GPU's device nodes and a few
- *             others; no TCP bind or connect, no signals or abstract sockets outside it
+ *             /proc, /sys), the folders of its program and libraries (and those of
+ *             LD_LIBRARY_PATH and CUDA_INJECTION64_PATH), and what the caller names: not
+ *             /home, /tmp, /var and the like, where submissions and grades live; writes
+ *             only the GPU's device nodes and a few others; no TCP bind or connect, no
+ *             signals or abstract sockets outside it
  *   seccomp: no fork, exec, ptrace, mounts, namespaces, or sockets other than AF_UNIX
  *
  * Descriptors that are open when it is called keep the access they were opened with (that is
