@@ -335,7 +335,7 @@ TEST(WorkerSandbox, ReadsFilesAndTalksOverInheritedDescriptors) {
 }
 
 // A classmate's submission, the batch's grades, the instructor's files: none is readable.
-TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
+TEST(WorkerSandbox, ReadsOnlyTheSystemItsProgramAndLibrariesAndWhatItIsGiven) {
   const int abi = LandlockAbi();
   if (abi == 0) GTEST_SKIP() << "this kernel has no Landlock: only permissions protect files";
   TempDir hidden, given, library;
@@ -355,6 +355,7 @@ TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
   ASSERT_GT(len, 0);
   self[len] = '\0';
   const std::string program = self;
+  const std::string program_folder = program.substr(0, program.rfind('/'));
   const char *readable[] = {given.path().c_str(), nullptr};
   gl_sandbox_limits limits = {0, 0, nullptr, readable};
   Outcome o = RunSandboxed(&limits, [&] {
@@ -366,12 +367,14 @@ TEST(WorkerSandbox, ReadsOnlyTheSystemItsOwnFoldersAndWhatItIsGiven) {
     int fd = open(allowed.c_str(), O_RDONLY | O_CLOEXEC);
     CHILD_EXPECT(fd >= 0);
     close(fd);
-    // The system's files, and the folder of its own program.
+    // The system's files, and its own program, but not the program's folder (a batch's build
+    // tree).
     CHILD_EXPECT(access("/etc/passwd", R_OK) == 0 || errno == ENOENT);
     CHILD_EXPECT(opendir("/usr") != nullptr);
     fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
     CHILD_EXPECT(fd >= 0);
     close(fd);
+    CHILD_EXPECT_ERRNO(open(program_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), EACCES);
     fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
     CHILD_EXPECT(fd >= 0);
     close(fd);

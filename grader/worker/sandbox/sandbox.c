@@ -275,13 +275,22 @@ static int under_system(const char *path) {
   return 0;
 }
 
-/* The folders of the files the process has mapped (its program, its shared libraries, and
-   what a sanitizer or debugger preloaded), of CUDA_INJECTION64_PATH and of LD_LIBRARY_PATH: a
-   library loaded later (libcuda through cudart, a tool's injection library) comes from there.
-   Each folder once. */
+/* The process's program, and the folders of the other files it has mapped (its shared
+   libraries, what a sanitizer or debugger preloaded), of CUDA_INJECTION64_PATH and of
+   LD_LIBRARY_PATH: a library loaded later (libcuda through cudart, a tool's injection library)
+   comes from there. Each folder once. */
 static int allow_library_folders(report *r, landlock *l) {
   char folders[64][256];
   int count = 0;
+  /* The program itself as a file, not its folder: in a batch that is the build tree of the
+     course copy, where a lab that did not build may still hold another submission's objects. */
+  char program[4096];
+  ssize_t len = readlink("/proc/self/exe", program, sizeof program - 1);
+  program[len > 0 ? len : 0] = '\0';
+  if (len > 0 && !under_system(program) &&
+      allow_path(r, l, program, LL_READ, 0, &l->readable) != 0) {
+    return -1;
+  }
   FILE *maps = fopen("/proc/self/maps", "re");
   char line[512];
   while (maps != NULL && fgets(line, sizeof line, maps) != NULL) {
@@ -289,7 +298,9 @@ static int allow_library_folders(report *r, landlock *l) {
     if (path == NULL) continue; /* anonymous, [heap], [stack], [vdso] */
     path[strcspn(path, "\n")] = '\0';
     char *slash = strrchr(path, '/');
-    if (strstr(path, " (deleted)") != NULL || slash == path) continue;
+    if (strstr(path, " (deleted)") != NULL || slash == path || strcmp(path, program) == 0) {
+      continue;
+    }
     *slash = '\0';
     int seen = 0;
     for (int i = 0; i < count && !seen; i++) seen = strcmp(folders[i], path) == 0;

@@ -10,7 +10,7 @@
  *   root dropped to uid/gid 65534 ("nobody"), no supplementary groups, no capabilities
  *   rlimits: no file written or grown (RLIMIT_FSIZE 0), no core dumps, CPU time, data
  *   Landlock: reads only the system's paths (/usr, /lib*, /bin, /sbin, /etc, /opt, /dev,
- *             /proc, /sys), the folders of its program and libraries (and those of
+ *             /proc, /sys), its program, the folders of its libraries (and those of
  *             LD_LIBRARY_PATH and CUDA_INJECTION64_PATH), and what the caller names: not
  *             /home, /tmp, /var and the like, where submissions and grades live; writes
  *             only the GPU's device nodes and a few others; no TCP bind or connect, no
