@@ -13,7 +13,7 @@
 #define GL_PUT(c, value) gl_call_value((c), &(value), sizeof(value))
 
 /* GPULABS_WORKER_EARLY=1: the worker starts before the test program touches CUDA, so that
- * cuda-gdb can follow it (docs/student-guide.md, "Debug"). */
+ * cuda-gdb can follow it (docs/student-guide.md, section 9). */
 __attribute__((constructor)) static void gl_start_worker_early(void) {
   gl_worker_early(GPULABS_WORKER_PATH);
 }
