@@ -583,50 +583,40 @@ static int lab_build(const grade_options *opt, grade_report *report, lab_result 
   return 0;
 }
 
-/* Runs the lab's tests of one kind (0: correctness, 1: performance) into lab->tests; `sandbox`
- * (or NULL) receives the lab worker's sandbox layers. When they could not be run, the lab is not
- * graded, and -1 says the caller should report it (report_not_run). */
-static int lab_tests(const grade_options *opt, grade_report *report, lab_result *lab, int kind,
-                      const char *logs, char **sandbox) {
-  const char *kinds[] = {"correctness", "performance"};
-  char *base = xasprintf("%s-%s", lab->lab, kinds[kind]);
-  char *junit_name = xasprintf("%s.xml", base);
-  char *log_name = xasprintf("%s.log", base);
-  char *junit = path_join(logs, junit_name);
-  char *log = path_join(logs, log_name);
-  strbuf why;
-  sb_init(&why);
-  double t = now_seconds();
-  progress(opt, "%s: running the %s tests", lab->lab, kinds[kind]);
-  int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[kind], kind == 0, junit, log,
-                      &lab->tests, &why, sandbox);
-  lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
-  if (ran != 0) {
-    lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[kind], why.data));
-  }
-  sb_free(&why);
-  free(base);
-  free(junit_name);
-  free(log_name);
-  free(junit);
-  free(log);
-  return ran != 0 ? -1 : 0;
-}
-
 /* A grading problem for a lab whose tests could not be run. */
 static void report_not_run(grade_report *report, const lab_result *lab) {
   sl_push_owned(&report->problems, xasprintf("%s: %s", lab->lab, lab->note));
 }
 
-/* Correctness tests share the GPU with other graders' (--gpus 0,0); performance tests have it
- * to themselves (a plain run takes no lock). */
+/* Runs the lab's tests of one kind (0: correctness, 1: performance) into lab->tests; when they
+ * could not be run, the lab is not graded and the report says why. Correctness tests share the
+ * GPU with other graders' (--gpus 0,0); performance tests have it to themselves (a plain run
+ * takes no lock). */
 static void lab_tests_locked(const grade_options *opt, grade_report *report, lab_result *lab,
                              int kind, const char *logs) {
+  const char *kinds[] = {"correctness", "performance"};
+  char *junit_name = xasprintf("%s-%s.xml", lab->lab, kinds[kind]);
+  char *log_name = xasprintf("%s-%s.log", lab->lab, kinds[kind]);
+  char *junit = path_join(logs, junit_name);
+  char *log = path_join(logs, log_name);
+  strbuf why;
+  sb_init(&why);
   double t = now_seconds();
   int lock = lock_gpu(opt, report, kind == 1);
-  lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
-  if (lab_tests(opt, report, lab, kind, logs, &report->sandbox) != 0) report_not_run(report, lab);
+  progress(opt, "%s: running the %s tests", lab->lab, kinds[kind]);
+  int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[kind], kind == 0, junit, log,
+                      &lab->tests, &why, &report->sandbox);
   gpu_lock_release(lock);
+  lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
+  if (ran != 0) {
+    lab_not_graded(lab, xasprintf("the %s tests could not be run: %s", kinds[kind], why.data));
+    report_not_run(report, lab);
+  }
+  sb_free(&why);
+  free(junit_name);
+  free(log_name);
+  free(junit);
+  free(log);
 }
 
 /* Scores the lab's items from its tests and applies the audit's findings. */
@@ -760,10 +750,9 @@ static void correctness_together(const grade_options *opt, grade_report *report,
     sl_init(&seen);
     if (!split_shards(&mine[k], &cases, &seen)) {
       char *lab_regex = xasprintf("^%s$", lab->lab);
-      char *name = xasprintf("%s-correctness.xml", lab->lab);
-      char *junit_lab = path_join(logs, name);
-      strcpy(name + strlen(name) - 3, "log");
-      char *log_lab = path_join(logs, name);
+      char *junit_name = xasprintf("%s-correctness.xml", lab->lab);
+      char *log_name = xasprintf("%s-correctness.log", lab->lab);
+      char *junit_lab = path_join(logs, junit_name), *log_lab = path_join(logs, log_name);
       strbuf why_lab;
       sb_init(&why_lab);
       double t_lab = now_seconds();
@@ -779,7 +768,8 @@ static void correctness_together(const grade_options *opt, grade_report *report,
       labs_time += spent;
       sb_free(&why_lab);
       free(lab_regex);
-      free(name);
+      free(junit_name);
+      free(log_name);
       free(junit_lab);
       free(log_lab);
     }
