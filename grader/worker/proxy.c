@@ -86,6 +86,7 @@ static struct {
   int device_error;
   char device_error_text[512];
   int sticky; /* the worker reported a GPU error: its context may be unusable */
+  int primed; /* gl_worker_prime just answered: nothing of this process's runs on the GPU */
 } g = {PTHREAD_MUTEX_INITIALIZER, .pid = -1, .sock = -1, .out = {{.fd = -1}, {.fd = -1}},
        .poll_us = IDLE_POLL_US};
 
@@ -299,6 +300,42 @@ static int start_worker(const char *path) {
   return 1;
 }
 
+/* ---- GPULABS_WORKER_TRACE: where a timed call's microseconds go ---------------------------- */
+
+/* The parts of each timed call's round trip, in microseconds, from the two processes' shared
+ * monotonic clock; printed (percentiles) when a timed loop ends, outside every interval. */
+#define TRACE_PARTS 7
+#define TRACE_CALLS 1024
+static const char *const trace_names[TRACE_PARTS] = {
+    "arguments packed", "request seen by the worker", "worker until the call",
+    "the call, synchronised", "worker until the answer", "answer seen here", "answer read"};
+static double trace[TRACE_CALLS][TRACE_PARTS];
+static int traced;
+
+static void trace_add(const double *parts) {
+  static int on = -1;
+  if (on < 0) on = getenv("GPULABS_WORKER_TRACE") != NULL;
+  if (on && traced < TRACE_CALLS) memcpy(trace[traced++], parts, sizeof trace[0]);
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void trace_print(void) {
+  if (traced == 0) return;
+  double column[TRACE_CALLS];
+  fprintf(stderr, "worker trace: %d timed calls, microseconds (p10 / median / p90):\n", traced);
+  for (int p = 0; p < TRACE_PARTS; ++p) {
+    for (int i = 0; i < traced; ++i) column[i] = trace[i][p];
+    qsort(column, (size_t)traced, sizeof column[0], by_value);
+    fprintf(stderr, "worker trace:   %-28s %8.2f %8.2f %8.2f\n", trace_names[p],
+            column[traced / 10], column[traced / 2], column[traced * 9 / 10]);
+  }
+  traced = 0;
+}
+
 /* ---- Calls -------------------------------------------------------------------------------- */
 
 /* Allocations freed since they were handed over: the worker lets go of them with the next call. */
@@ -415,7 +452,7 @@ gl_status gl_call_finish(gl_call *c) {
   /* This process's GPU work (an upload, a poison) must be finished before the worker reads the
    * buffers: work in two processes' contexts is not ordered, and cudaMemcpy from pageable
    * memory may return before its copy lands. */
-  if (!(c->fn & GL_HOST_ONLY)) {
+  if (!(c->fn & GL_HOST_ONLY) && !(g.primed && c->fn != GL_PRIME)) {
     /* An error here is this process's own (or no GPU at all): the test's checks report it. */
     cudaError_t err = cudaDeviceSynchronize();
 #ifndef GPULABS_SIM
@@ -423,6 +460,7 @@ gl_status gl_call_finish(gl_call *c) {
 #endif
     if (err == cudaErrorNoDevice) cudaGetLastError();
   }
+  g.primed = 0;
   const double t_send = now_us();
   if (gl_mailbox_send(&g.box->request, g.sock, &c->request) != 0) {
     char why[256];
@@ -441,9 +479,10 @@ gl_status gl_call_finish(gl_call *c) {
   uint32_t magic = gl_wire_get_u32(r);
   int32_t status = (int32_t)gl_wire_get_u32(r);
   int32_t device_error = (int32_t)gl_wire_get_u32(r);
-  double stream_ms = 0, host_ms = 0;
+  double stream_ms = 0, host_ms = 0, clocks[3] = {0, 0, 0};
   gl_wire_get(r, &stream_ms, sizeof stream_ms);
   gl_wire_get(r, &host_ms, sizeof host_ms);
+  gl_wire_get(r, clocks, sizeof clocks);
   char message[1024], device_text[512], text[512];
   gl_wire_get_str(r, message, sizeof message);
   gl_wire_get_str(r, device_text, sizeof device_text);
@@ -460,9 +499,11 @@ gl_status gl_call_finish(gl_call *c) {
     return gl_fail(GL_ERR_WORKER, "%s", g.failure);
   }
   c->text = intern(text);
-  if (getenv("GPULABS_WORKER_TRACE") != NULL) {
-    fprintf(stderr, "proxy trace %s: marshal %.1f us, round trip %.1f us, worker host %.1f us\n",
-            c->name, t_send - c->t_begin, t_reply - t_send, host_ms * 1e3);
+  if (g.timing && c->fn != GL_PRIME) {
+    trace_add((double[TRACE_PARTS]){t_send - c->t_begin, clocks[0] * 1e3 - t_send,
+                                    (clocks[1] - clocks[0]) * 1e3, host_ms * 1e3,
+                                    (clocks[2] - clocks[1]) * 1e3 - host_ms * 1e3,
+                                    t_reply - clocks[2] * 1e3, now_us() - t_reply});
   }
   g.timed = 1;
   g.stream_ms = stream_ms;
@@ -509,14 +550,19 @@ int gl_worker_running(void) { return g.sock >= 0; }
 
 gl_status gl_worker_prime(void) {
   if (g.sock < 0) return GL_OK;
-  return gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
+  gl_status s = gl_call_status(gl_call_begin(NULL, GL_PRIME, "the worker's priming"));
+  g.primed = s == GL_OK; /* this process synchronised before it, and the next call follows */
+  return s;
 }
 
 void gl_worker_set_timing(int on) {
   pthread_mutex_lock(&g.lock);
   g.timing = on != 0;
   g.poll_us = on ? TIMING_POLL_US : IDLE_POLL_US;
-  if (!on) drain_all(1); /* what the timed calls printed */
+  if (!on) {
+    drain_all(1); /* what the timed calls printed */
+    trace_print();
+  }
   pthread_mutex_unlock(&g.lock);
 }
 

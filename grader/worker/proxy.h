@@ -58,11 +58,14 @@ int gl_worker_last_timing(double *stream_ms, double *host_ms);
 int gl_worker_running(void);
 /* Has the running worker do a little GPU work and wait for it: the GPU then runs the worker's
  * context, and a call timed right after does not pay the switch from this process's (about
- * 0.1 ms on an H100). GL_OK when no worker runs. */
+ * 0.1 ms on an H100). GL_OK when no worker runs. The next call skips this process's
+ * synchronisation before it is sent (it synchronised for the priming): make it right after,
+ * with no GPU work of this process in between. */
 gl_status gl_worker_prime(void);
 /* Timed loops turn this on (1) around their calls and off (0) after: the worker then polls for
  * the next call instead of sleeping, so that waking it up is not part of a timed interval, and
- * its output is forwarded at the next untimed call instead of after each timed one. */
+ * its output is forwarded at the next untimed call instead of after each timed one. With
+ * GPULABS_WORKER_TRACE set, turning it off prints where the timed calls' microseconds went. */
 void gl_worker_set_timing(int on);
 /* Stops the worker (if any) and forgets why an earlier one failed: the next call starts a new
  * one. For tests that run several workers in one process. */

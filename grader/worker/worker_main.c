@@ -258,12 +258,12 @@ int main(void) {
   if (gl_mailbox_send(&box->reply, SOCK, &reply) != 0 || !sealed) return 3;
 
   cudaEvent_t start = NULL, stop = NULL;
-  const int trace = getenv("GPULABS_WORKER_TRACE") != NULL; /* per-call times on stderr */
   unsigned poll_us = 0;
   for (;;) {
     int got = next_request(box, &seen, &request, poll_us);
     if (got == 0) return 0; /* the test program is done (or gone) */
     if (got < 0) return 4;
+    const double t_seen = now_ms();
     uint32_t magic = gl_wire_get_u32(&request);
     uint32_t fn = gl_wire_get_u32(&request);
     poll_us = gl_wire_get_u32(&request);
@@ -288,7 +288,6 @@ int main(void) {
     if (on_gpu && start != NULL) cudaEventRecord(start, cudaStreamLegacy);
     const double t0 = now_ms();
     gl_status status = fn == GL_PRIME ? prime() : gl_worker_dispatch(fn, &args);
-    const double t_called = now_ms();
     cudaError_t err = cudaSuccess;
     float stream_ms = 0;
     if (on_gpu) {
@@ -300,10 +299,6 @@ int main(void) {
       if (start == NULL && err == cudaErrorNoDevice) err = cudaSuccess;
     }
     const double host_ms = now_ms() - t0;
-    if (trace) {
-      fprintf(stderr, "trace fn %u: call %.4f ms, sync %.4f ms, events %.4f ms, err %d\n",
-              (unsigned)fn, t_called - t0, now_ms() - t_called, (double)stream_ms, (int)err);
-    }
     gl_wire_close_fds(&request);
     fflush(stdout);
     fflush(stderr);
@@ -315,6 +310,8 @@ int main(void) {
     double stream = stream_ms;
     gl_wire_put(&reply, &stream, sizeof stream);
     gl_wire_put(&reply, &host_ms, sizeof host_ms);
+    const size_t clocks_at = reply.size; /* filled in last, just before the answer goes */
+    gl_wire_put(&reply, (double[3]){0, 0, 0}, 3 * sizeof(double));
     gl_wire_put_str(&reply, status == GL_OK ? "" : gl_last_error());
     char device_text[300] = "";
     if (err != cudaSuccess) {
@@ -329,6 +326,11 @@ int main(void) {
       gl_wire_put(&reply, args.outs[i], args.out_bytes[i]);
     }
     gl_wire_put(&reply, args.more, args.more_used);
+    /* When this call was seen, began and is answered (CLOCK_MONOTONIC, the test program's clock
+     * too): GPULABS_WORKER_TRACE's breakdown of a round trip. */
+    double clocks[3] = {t_seen, t0, 0};
+    clocks[2] = now_ms();
+    if (clocks_at + sizeof clocks <= reply.size) memcpy(reply.data + clocks_at, clocks, sizeof clocks);
     if (gl_mailbox_send(&box->reply, SOCK, &reply) != 0) return 5;
   }
 }
