@@ -15,8 +15,9 @@
 //      the interval, the worker is primed, so the GPU's switch from this process's context to
 //      the worker's (about 0.1 ms on an H100) is not timed;
 //   5. is told apart from work on a stream of its own: an event recorded on the default stream
-//      right after the call shows when its default-stream work ended (for the lab's side, the
-//      lab worker records it around the call and reports it: the work runs in that process). The labs' API promises
+//      right after the call, waited for on the host, shows when its default-stream work ended
+//      (for the lab's side, the lab worker does the same and reports both times: the work runs
+//      in that process). The labs' API promises
 //      results in default-stream order (the next kernel on the default stream may read them), so
 //      a side that, in most of its calls, leaves work running after that point fails;
 //   6. is checked on the GPU against the expected output of its input set (gl_sealed_compare):
@@ -148,20 +149,18 @@ inline bool IsPoison(unsigned long long bits, size_t elem_bytes) {
   return bits == poison;
 }
 
-// Two timing events, destroyed with the object.
+// The event that marks the end of a call's default-stream work (no timing: the host clock
+// times the interval), destroyed with the object.
 class Events {
  public:
-  Events() {
-    ok_ = cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess;
-  }
+  Events() { ok_ = cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess; }
   ~Events() {
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
+    if (done) cudaEventDestroy(done);
   }
   Events(const Events &) = delete;
   Events &operator=(const Events &) = delete;
   bool ok() const { return ok_; }
-  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaEvent_t done = nullptr;
 
  private:
   bool ok_ = false;
@@ -268,7 +267,6 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
     if (err == cudaSuccess && gl_sealed_flush_l2() != GL_OK) {
       return ::testing::AssertionFailure() << "flushing the L2 cache failed: " << gl_last_error();
     }
-    if (err == cudaSuccess) err = cudaEventRecord(events.start, cudaStreamLegacy);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
       return ::testing::AssertionFailure()
@@ -284,13 +282,17 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
                                            << call << " failed: " << gl_last_error();
     }
 
-    // The interval: everything the call starts, on any stream, ends inside it.
+    // The interval: everything the call starts, on any stream, ends inside it. The lab's
+    // worker waits the same two ways before it answers (grader/worker/worker_main.c).
     const double t0 = gl_host_now_ms();
     gl_clear_error();
     const gl_status status = side.run(set);
     cudaError_t recorded = cudaSuccess, synced = cudaSuccess;
+    double t_stream = 0;
     if (!in_worker) {
-      recorded = cudaEventRecord(events.stop, cudaStreamLegacy);
+      recorded = cudaEventRecord(events.done, cudaStreamLegacy);
+      if (recorded == cudaSuccess) recorded = cudaEventSynchronize(events.done);
+      t_stream = gl_host_now_ms();
       synced = cudaDeviceSynchronize();
     }
     const double t1 = gl_host_now_ms();
@@ -304,11 +306,7 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
              << who << " returned " << gl_status_name(status) << " in its " << call << ": "
              << gl_last_error() << sealed_detail::Blame(side);
     }
-    err = synced != cudaSuccess ? synced : recorded;
-    float stream_ms = 0;
-    if (err == cudaSuccess && !in_worker) {
-      err = cudaEventElapsedTime(&stream_ms, events.start, events.stop);
-    }
+    err = recorded != cudaSuccess ? recorded : synced;
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess) {
       return ::testing::AssertionFailure()
@@ -316,10 +314,10 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
              << call << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText();
     }
     const double host_ms = t1 - t0;
-    double lag = host_ms - (double)stream_ms;
+    double lag = in_worker ? 0 : t1 - t_stream;
     double worker_stream_ms = 0, worker_host_ms = 0;
     if (!side.yardstick && gl_worker_last_timing(&worker_stream_ms, &worker_host_ms)) {
-      lag = worker_host_ms - worker_stream_ms;  // this process's events saw none of its work
+      lag = worker_host_ms - worker_stream_ms;  // its work ran in the worker's process
     }
     lags.push_back(lag);
     if (lag > kStrayMinMs && lag > kStrayShare * host_ms) ++stray;

@@ -378,6 +378,36 @@ void gl_call_value(gl_call *c, const void *value, size_t bytes) {
   gl_wire_put(&c->request, value, bytes);
 }
 
+/* While timing, the same few buffers go with every call, and describing one to the driver is
+ * a trip into it inside each timed interval: their tokens are kept until the timed loop ends
+ * (gl_worker_set_timing), during which the test program frees none. Only buffers that need no
+ * file sent along (CUDA IPC) are kept. */
+#define TIMED_BUFFERS 8
+static struct {
+  const void *ptr;
+  gl_share_token token;
+  uintptr_t base;
+} timed_buffers[TIMED_BUFFERS];
+static int ntimed_buffers;
+
+static int share_export(const void *ptr, gl_share_token *token, uintptr_t *base, int *fd) {
+  for (int i = 0; g.timing && i < ntimed_buffers; ++i) {
+    if (timed_buffers[i].ptr == ptr) {
+      *token = timed_buffers[i].token;
+      *base = timed_buffers[i].base;
+      *fd = -1;
+      return 0;
+    }
+  }
+  if (gl_share_export(ptr, token, base, fd) != 0) return -1;
+  if (g.timing && *fd < 0 && ntimed_buffers < TIMED_BUFFERS) {
+    timed_buffers[ntimed_buffers].ptr = ptr;
+    timed_buffers[ntimed_buffers].token = *token;
+    timed_buffers[ntimed_buffers++].base = *base;
+  }
+  return 0;
+}
+
 void gl_call_device(gl_call *c, const void *ptr) {
   gl_share_token token;
   uintptr_t base = 0;
@@ -386,7 +416,7 @@ void gl_call_device(gl_call *c, const void *ptr) {
     gl_wire_put_u32(&c->request, 0);
     return;
   }
-  if (gl_share_export(ptr, &token, &base, &fd) != 0) {
+  if (share_export(ptr, &token, &base, &fd) != 0) {
     gl_wire_put_u32(&c->request, 2); /* not a buffer of ours: its value, unusable there */
     gl_wire_put_u64(&c->request, (uint64_t)(uintptr_t)ptr);
     return;
@@ -559,6 +589,7 @@ void gl_worker_set_timing(int on) {
   pthread_mutex_lock(&g.lock);
   g.timing = on != 0;
   g.poll_us = on ? TIMING_POLL_US : IDLE_POLL_US;
+  ntimed_buffers = 0;
   if (!on) {
     drain_all(1); /* what the timed calls printed */
     trace_print();
