@@ -154,6 +154,21 @@ const char *kHostile =
     "  long r;\n"
     "  __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\");\n"
     "  return r;\n"
+    "}\n"
+    "#include <pthread.h>\n"
+    "#include <signal.h>\n"
+    "#include <thread>\n"
+    "// =====================\n"
+    "// Step 4b: work between the calls\n"
+    "// =====================\n"
+    "static void *spin(void *arg) { return arg; }\n"
+    "static void on_alarm(int) {}\n"
+    "int step4b(int x) {\n"
+    "  pthread_t t;\n"
+    "  if (pthread_create(&t, nullptr, spin, nullptr) == 0) pthread_detach(t);\n"
+    "  signal(SIGALRM, on_alarm);\n"
+    "  std::thread([] {}).detach();\n"
+    "  return x;\n"
     "}\n";
 
 bool Has(const std::vector<std::string> &texts, const std::string &text) {
@@ -290,6 +305,10 @@ TEST_F(AuditTest, FindsCallsConstructorsAndAssemblyWithTheirLineAndStep) {
 #if defined(__x86_64__)
   EXPECT_TRUE(Has(found, "system call instruction 'syscall' in hostile.cpp line 27 (step 4a)")) << all;
 #endif
+  // Threads and signal handlers would run lab code between the calls.
+  EXPECT_TRUE(Has(found, "forbidden symbol pthread_create in hostile.cpp line 40 (step 4b)")) << all;
+  EXPECT_TRUE(Has(found, "forbidden symbol signal in hostile.cpp line 41 (step 4b)")) << all;
+  EXPECT_TRUE(Has(found, "forbidden symbol std::thread::")) << all;
   EXPECT_FALSE(Has(found, "step 1)")) << all;
 }
 
@@ -369,7 +388,7 @@ TEST_F(AuditTest, TheCpuBackendsRewriteKeepsTheSourcesLines) {
   audit_lab(&config.r.audit, (dir_ + "/build").c_str(), dir_.c_str(), "reduction", &res);
   std::vector<std::string> found = Texts(res);
   EXPECT_TRUE(Has(found, "forbidden symbol _exit in lab.cu line 13 (step 2)")) << Joined(found);
-  EXPECT_TRUE(Has(found, "constructor later() (it runs before the tests) in lab.cu line 31 (step 4a)"))
+  EXPECT_TRUE(Has(found, "constructor later() (it runs before the tests) in lab.cu line 46 (step 4b)"))
       << Joined(found);
   EXPECT_FALSE(Has(found, "#line")) << "the rewrite's own #line is not the student's";
   audit_result_free(&res);
