@@ -77,6 +77,11 @@ void lab_totals(const lab_result *lab, report_totals *totals) {
   memset(totals, 0, sizeof *totals);
   for (size_t i = 0; i < lab->n_items; i++) {
     const item_result *item = &lab->items[i];
+    if (item->item->bonus) { /* beyond the maximum: what it earns, nothing it could have */
+      if (item->state != ITEM_NOT_RUN) totals->score += item->score;
+      if (item->state != ITEM_NOT_RUN) totals->bonus += item->score;
+      continue;
+    }
     totals->rubric_points += item->item->points;
     if (item->state == ITEM_NOT_RUN) {
       totals->not_scored += item->item->points;
@@ -140,6 +145,7 @@ void report_totals_of(const grade_report *report, report_totals *totals) {
     totals->max_score += lab.max_score;
     totals->rubric_points += lab.rubric_points;
     totals->not_scored += lab.not_scored;
+    totals->bonus += lab.bonus;
   }
 }
 

@@ -81,6 +81,7 @@ typedef struct report_totals {
   double max_score;      /* points of the scored items */
   double rubric_points;  /* points of every item of the graded labs */
   double not_scored;     /* points of items not run */
+  double bonus;          /* of `score`, the points earned in bonus items (beyond the maximum) */
 } report_totals;
 
 void report_init(grade_report *report);

@@ -73,7 +73,7 @@ static void append_test(strbuf *sb, const lab_result *lab, const item_result *it
   const rubric_item *ri = item->item;
   sb_append(sb, "    {\n");
   append_key(sb, "      ", "name");
-  char *name = xasprintf("%s: %s", lab->lab, ri->id);
+  char *name = xasprintf("%s: %s%s", lab->lab, ri->id, ri->bonus ? " (bonus)" : "");
   json_append_string(sb, name);
   free(name);
   sb_append(sb, ",\n");

@@ -46,6 +46,7 @@ static void append_item(strbuf *sb, const lab_result *lab, const item_result *it
   } else {
     sb_printf(sb, "%.2f of %g points\n", item->score, item->item->points);
   }
+  if (item->item->bonus) sb_append(sb, "bonus: counted in the score, not in the maximum\n");
   if (item->reason) {
     xml_append_escaped(sb, item->reason);
     sb_append_char(sb, '\n');

@@ -30,6 +30,11 @@ static void format_item_points(char *out, size_t size, const item_result *item) 
     format_points(score, sizeof score, item->score);
     snprintf(out, size, "%s/%s", score, max);
   }
+  /* Beyond the lab's maximum: "+10/10". */
+  if (item->item->bonus && strlen(out) + 1 < size) {
+    memmove(out + 1, out, strlen(out) + 1);
+    out[0] = '+';
+  }
 }
 
 static void format_ratio(char *out, size_t size, const item_result *item) {
@@ -161,6 +166,11 @@ void print_table(const grade_report *report, FILE *out) {
   format_points(max, sizeof max, totals.max_score);
   format_points(not_scored, sizeof not_scored, totals.not_scored);
   fprintf(out, "\ntotal: %s of %s points scored", score, max);
+  if (totals.bonus > 0) {
+    char bonus[32];
+    format_points(bonus, sizeof bonus, totals.bonus);
+    fprintf(out, " (%s of them bonus)", bonus);
+  }
   if (totals.not_scored > 0) fprintf(out, "; %s points not scored (their tests did not run here)", not_scored);
   fprintf(out, "\n");
   for (size_t i = 0; i < report->problems.count; i++) {

@@ -35,7 +35,7 @@ const char *item_kind_name(item_kind kind) { return kind == ITEM_STEP ? "step" :
 
 double rubric_total(const rubric *r) {
   double total = 0;
-  for (size_t i = 0; i < r->n_items; i++) total += r->items[i].points;
+  for (size_t i = 0; i < r->n_items; i++) total += r->items[i].bonus ? 0 : r->items[i].points;
   return total;
 }
 
@@ -157,11 +157,15 @@ static void parse_item(rubric *r, const strlist *w, const char *where, strbuf *e
   }
   char *metric = NULL;
   double target = NAN, floor_ratio = NAN;
+  int bonus = 0;
   for (size_t i = 4; i < w->count; i++) {
     const char *word = w->items[i];
-    if (!is_perf) {
+    if (strcmp(word, "bonus") == 0 && !bonus) {
+      bonus = 1;
+    } else if (!is_perf) {
       sb_printf(errors, "%s: unexpected '%s' after the tests pattern (one pattern; join "
-                        "alternatives with '|')\n", where, word);
+                        "alternatives with '|'; the only word a step line takes after it is "
+                        "'bonus')\n", where, word);
       ok = 0;
     } else if (starts_with(word, "metric=") && word[7] != '\0' && metric == NULL) {
       metric = xstrdup(word + 7);
@@ -176,8 +180,8 @@ static void parse_item(rubric *r, const strlist *w, const char *where, strbuf *e
         ok = 0;
       }
     } else {
-      sb_printf(errors, "%s: unexpected '%s' (a perf line takes metric=, target= and floor=)\n",
-                where, word);
+      sb_printf(errors, "%s: unexpected '%s' (a perf line takes metric=, target=, floor= and "
+                        "bonus)\n", where, word);
       ok = 0;
     }
   }
@@ -206,6 +210,7 @@ static void parse_item(rubric *r, const strlist *w, const char *where, strbuf *e
   item->metric = metric;
   item->target = is_perf ? target : 0;
   item->floor = is_perf ? floor_ratio : 0;
+  item->bonus = bonus;
   item->source = xstrdup(where);
 }
 

@@ -21,6 +21,7 @@ typedef struct rubric_item {
   char *metric; /* perf only */
   double target;
   double floor;
+  int bonus;    /* "bonus": its points count in the score, not in the maximum */
   char *source; /* "reduction.rubric:12", for messages */
 } rubric_item;
 
@@ -53,7 +54,7 @@ int rubric_load(rubric *r, const char *path, strbuf *errors);
 /* Checks what only the whole rubric can show (a files line, at least one item). */
 int rubric_check(const rubric *r, const char *name, strbuf *errors);
 
-double rubric_total(const rubric *r);
+double rubric_total(const rubric *r); /* the maximum: every item's points but the bonus ones */
 const char *item_kind_name(item_kind kind); /* "step", "perf" */
 
 /* True when `name` matches the whole pattern, or one of its '|' alternatives: '*' matches

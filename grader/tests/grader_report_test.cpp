@@ -643,6 +643,57 @@ TEST(GraderReport, ALabThatCouldNotBeGradedLosesAllItsPoints) {
   report_free(&report);
 }
 
+TEST(GraderReport, ABonusItemAddsToTheScoreAndNotToTheMaximum) {
+  grade_report report;
+  report_init(&report);
+  report.source_dir = xstrdup("/course");
+  report.build_dir = xstrdup("/course/build/student");
+  report.lab_impl = xstrdup("labs");
+  report.backend = xstrdup("cuda");
+  report.gpu_present = 1;
+  lab_result *radix = report_add_lab(&report, "radix_sort");
+  ParseRubric(radix,
+              "files labs/radix_sort/radix_sort.cu\nstep 4-onesweep 25 RadixSortStep4.*\n"
+              "step 5-tuned 10 RadixSortStep5.* bonus\nstep 6-more 5 RadixSortStep6.* bonus\n");
+  AddTest(&radix->tests, "RadixSortStep4.Keys", TEST_PASSED, nullptr);
+  AddTest(&radix->tests, "RadixSortStep5.Keys", TEST_PASSED, nullptr);
+  AddTest(&radix->tests, "RadixSortStep6.Keys", TEST_SKIPPED, "no CUDA device");
+  ScoreLab(radix, score_context{1, 0});
+
+  report_totals totals;
+  report_totals_of(&report, &totals);
+  EXPECT_DOUBLE_EQ(totals.score, 35.0);
+  EXPECT_DOUBLE_EQ(totals.max_score, 25.0) << "a bonus item is beyond the maximum";
+  EXPECT_DOUBLE_EQ(totals.rubric_points, 25.0);
+  EXPECT_DOUBLE_EQ(totals.not_scored, 0.0) << "a bonus item not run leaves the maximum alone";
+  EXPECT_DOUBLE_EQ(totals.bonus, 10.0);
+
+  TempDir dir;
+  std::string path = dir.path() + "/results.json";
+  ASSERT_EQ(write_results_json(&report, path.c_str()), 0);
+  Json root;
+  std::string error;
+  ASSERT_TRUE(JsonReader(ReadText(path)).Parse(&root, &error)) << error;
+  EXPECT_DOUBLE_EQ(root["score"].number, 35.0);
+  EXPECT_DOUBLE_EQ(root["max_score"].number, 25.0);
+  ASSERT_EQ(root["tests"].items.size(), 3u);
+  EXPECT_EQ(root["tests"].items[1]["name"].text, "radix_sort: 5-tuned (bonus)");
+  EXPECT_DOUBLE_EQ(root["tests"].items[1]["score"].number, 10.0);
+
+  char *buffer = nullptr;
+  size_t size = 0;
+  FILE *out = open_memstream(&buffer, &size);
+  print_table(&report, out);
+  fclose(out);
+  std::string table(buffer, size);
+  free(buffer);
+  EXPECT_NE(table.find("+10/10"), std::string::npos) << table;
+  EXPECT_NE(table.find("+--/5"), std::string::npos) << table;
+  EXPECT_NE(table.find("total: 35 of 25 points scored (10 of them bonus)"), std::string::npos)
+      << table;
+  report_free(&report);
+}
+
 TEST(GraderReport, ARubricWithoutItemsStaysOneLine) {
   // A rubric so broken that no item was read has no points to count: the lab is one line.
   grade_report report;

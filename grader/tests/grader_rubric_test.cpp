@@ -68,6 +68,28 @@ TEST(GraderRubric, ParsesItemsFilesAndComments) {
   sb_free(&sb);
 }
 
+TEST(GraderRubric, BonusItemsAreMarkedAndLeftOutOfTheTotal) {
+  Parsed p(
+      "files labs/radix_sort/radix_sort.cu\n"
+      "step 4-onesweep 25 RadixSortStep4.*\n"
+      "step 5-tuned 10 RadixSortStep5.* bonus   # the stretch\n"
+      "perf keys 15 RadixSortPerf.Keys bonus metric=keys target=1 floor=0.5\n",
+      "radix_sort");
+  ASSERT_EQ(p.rc, 0) << p.errors;
+  ASSERT_EQ(p.r.n_items, 3u);
+  EXPECT_FALSE(p.r.items[0].bonus);
+  EXPECT_TRUE(p.r.items[1].bonus);
+  EXPECT_STREQ(p.r.items[1].tests, "RadixSortStep5.*");
+  EXPECT_TRUE(p.r.items[2].bonus) << "a perf line takes bonus among its options";
+  EXPECT_STREQ(p.r.items[2].metric, "keys");
+  EXPECT_DOUBLE_EQ(rubric_total(&p.r), 25.0);
+
+  Parsed twice("files a.cu\nstep 5-tuned 10 RadixSortStep5.* bonus bonus\n", "radix_sort");
+  EXPECT_EQ(twice.rc, -1);
+  EXPECT_NE(twice.errors.find("reduction.rubric:2: unexpected 'bonus'"), std::string::npos)
+      << twice.errors;
+}
+
 TEST(GraderRubric, EmptyTextAndCommentsOnlyParseButFailTheCheck) {
   Parsed p("# nothing here\n\n   \n");
   EXPECT_EQ(p.rc, 0);
