@@ -13,7 +13,10 @@
 //      is (steps 2, 3 and 6 are outside it). The lab's calls run in its worker process
 //      (grader/worker/proxy.h), which waits for the GPU before it answers; before each, outside
 //      the interval, the worker is primed, so the GPU's switch from this process's context to
-//      the worker's (about 0.1 ms on an H100) is not timed;
+//      the worker's (about 0.1 ms on an H100) is not timed. The yardstick runs here, and each of
+//      its intervals holds one round trip to the same worker that runs nothing there
+//      (gl_worker_ping): both sides pay the few microseconds of running apart, so a ratio
+//      compares the two functions and not the two processes;
 //   5. is told apart from work on a stream of its own: an event recorded on the default stream
 //      right after the call, waited for on the host, shows when its default-stream work ended
 //      (for the lab's side, the lab worker does the same and reports both times: the work runs
@@ -29,9 +32,9 @@
 // measurement spread, the test fails with "rate above the copy limit" instead of reporting a
 // ratio; for a yardstick this means the measurement itself is broken.
 //
-// The per-call synchronisation and the flush cost a few microseconds per call on both sides,
-// added to the time of each: against calls of 0.1 ms and more (every performance test's size)
-// this moves a ratio by a percent or less.
+// The per-call synchronisation and the round trip cost a few microseconds per call on both
+// sides, added to the time of each: against calls of 0.1 ms and more (every performance test's
+// size) they move a ratio by a percent or less.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -231,6 +234,13 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
   }
   const std::string who = sealed_detail::Who(side);
   const int total = warmup + reps;
+  // The yardstick's round trip to the lab worker (step 4 at the top): the first one, untimed,
+  // starts the worker when the lab's side has not run yet.
+  if (side.yardstick && gl_worker_ping() != GL_OK) {
+    return ::testing::AssertionFailure()
+           << "the lab worker did not answer the round trip timed with " << who << ": "
+           << gl_last_error();
+  }
   // The lab worker polls for the next call instead of sleeping, so that waking it up is not
   // part of the lab's timed interval (CUB runs in this process and needs no wake-up).
   struct PollWhileTiming {
@@ -286,6 +296,11 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
     // worker waits the same two ways before it answers (grader/worker/worker_main.c).
     const double t0 = gl_host_now_ms();
     gl_clear_error();
+    if (side.yardstick && gl_worker_ping() != GL_OK) {
+      return ::testing::AssertionFailure()
+             << "the lab worker did not answer the round trip timed with " << who << "'s "
+             << call << ": " << gl_last_error();
+    }
     const gl_status status = side.run(set);
     cudaError_t recorded = cudaSuccess, synced = cudaSuccess;
     double t_stream = 0;

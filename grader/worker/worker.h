@@ -19,6 +19,8 @@ extern "C" {
 #define GL_HOST_ONLY 0x8000u
 /* Function 0 is the worker's own: GPU work that brings its context onto the GPU (proxy.h). */
 #define GL_PRIME 0u
+/* ... and with the host-only bit, an answer at once (gl_worker_ping): the round trip alone. */
+#define GL_PING (GL_PRIME | GL_HOST_ONLY)
 
 typedef struct gl_args gl_args;
 
