@@ -159,7 +159,9 @@ TEST_P(OdeLadder, MatchesTheCpuReference) {
       GL_ASSERT_OK(ode_ref_outer(&c.p, expected.data(), want.data()));
       GL_ASSERT_OK(ode_run(step, &c.p, block, reserves.data()));
       ASSERT_TRUE(gl::ArraysNear(want, reserves, kRelTol, 0.0)) << "reserves V(t), t = index";
-      if (c.p.x == 35 && c.p.h1 == 1 && c.p.h2 == 1 && c.p.h3 == 1) {
+      // The known contract only: a random one may also draw x = 35 and single steps.
+      if (c.p.x == 35 && c.p.r == 65.0 && c.p.g == 10.0 && c.p.h1 == 1 && c.p.h2 == 1 &&
+          c.p.h3 == 1) {
         EXPECT_NEAR(reserves[0], 0.6280958153610046, 1e-12 * 0.63) << "the known V(0)";
       }
     }
