@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <string>
 
 #include "gltest.h"
 
 extern "C" {
+#include "gpulabs/bench.h"
 #include "gpulabs/timer.h"
 }
 
@@ -206,4 +208,31 @@ TEST(CommonSizes, EnvironmentCapsTheSizes) {
   EXPECT_EQ(gl::CapSize(7), 7u);
   unsetenv("GPULABS_MAX_N");
   EXPECT_EQ(gl::CapSize(5000), 5000u);
+}
+
+TEST(CommonBench, ALimitIsTheStepsOwnTrafficAtCopySpeed) {
+  // A sort of 2^20 keys: 8 MB read and written at least, 4 passes of 8 MB by its own method.
+  gl_bench_row row = {"radix_sort", "4-onesweep", 1u << 20, 0, 0.5, 8.0 * (1 << 20), 2000.0, 0.4, 0};
+  EXPECT_DOUBLE_EQ(gl_bench_limit_ms(&row), 8.0 * (1 << 20) / 2e12 * 1e3) << "moved_bytes 0: bytes";
+  row.moved_bytes = 4 * 8.0 * (1 << 20);
+  EXPECT_DOUBLE_EQ(gl_bench_limit_ms(&row), 4 * 8.0 * (1 << 20) / 2e12 * 1e3);
+  row.copy_gbps = 0;
+  EXPECT_EQ(gl_bench_limit_ms(&row), 0.0) << "no copy measured, no limit";
+
+  row.copy_gbps = 2000.0;
+  char *text = nullptr;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  gl_bench_print_header(out);
+  gl_bench_print_row(out, &row);
+  gl_bench_csv_header(out);
+  gl_bench_csv_row(out, "GPU", "2026-11-26", &row);
+  fclose(out);
+  std::string all(text, size);
+  free(text);
+  EXPECT_NE(all.find("%limit"), std::string::npos) << all;
+  // 16.8 us of limit against 500 us: 3.4% of the limit, and 0.800 of the yardstick.
+  EXPECT_NE(all.find("    3.4    0.800"), std::string::npos) << all;
+  EXPECT_NE(all.find(",yardstick_ms,limit_ms\n"), std::string::npos) << all;
+  EXPECT_NE(all.find(",0.400000,0.016777\n"), std::string::npos) << all;
 }
