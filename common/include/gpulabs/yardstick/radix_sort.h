@@ -26,6 +26,16 @@ gl_status gl_yardstick_radix_sort_pairs(const uint32_t *d_keys_in, uint32_t *d_k
                                         const uint32_t *d_values_in, uint32_t *d_values_out,
                                         size_t n, int begin_bit, int end_bit);
 
+/* Checks on the GPU that d_keys (and d_values) is a right sort of all 32 bits of d_in[0 .. n),
+ * so that the yardstick's own output can serve as the expected one without a download: keys
+ * ascending and the same keys as d_in (for keys alone: equal sums, sums of squares and xors);
+ * for pairs sorted with the values 0, 1, ..., n - 1 (d_values not NULL), each value the index in
+ * d_in of its key, each index once, equal keys in input order. GL_OK when the check ran, with
+ * *first_wrong = SIZE_MAX for a right sort, else the first wrong index (n when only the sums
+ * disagree). Allocates and frees its own scratch (n / 8 bytes): not for timed code. */
+gl_status gl_yardstick_check_radix_sort(const uint32_t *d_in, const uint32_t *d_keys,
+                                        const uint32_t *d_values, size_t n, size_t *first_wrong);
+
 /* Frees the cached temporary storage (optional: the process's exit frees it too). */
 void gl_yardstick_radix_sort_release(void);
 
