@@ -41,6 +41,7 @@ static const bench_variant variants[] = {
     {RADIX_STEP_DIGITS, 4, "3-digits-4bit", "3-digits-4bit-pairs"},
     {RADIX_STEP_DIGITS, 8, "3-digits-8bit", "3-digits-8bit-pairs"},
     {RADIX_STEP_ONESWEEP, 8, "4-onesweep", "4-onesweep-pairs"},
+    {RADIX_STEP_ONESWEEP_TUNED, 8, "5-onesweep-tuned", "5-onesweep-tuned-pairs"},
 };
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 

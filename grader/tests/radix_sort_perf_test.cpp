@@ -40,7 +40,8 @@ struct Variant {
 const Variant kVariants[] = {{RADIX_STEP_SPLIT, 1, "2-split"},
                              {RADIX_STEP_DIGITS, 4, "3-digits-4bit"},
                              {RADIX_STEP_DIGITS, 8, "3-digits-8bit"},
-                             {RADIX_STEP_ONESWEEP, 8, "4-onesweep"}};
+                             {RADIX_STEP_ONESWEEP, 8, "4-onesweep"},
+                             {RADIX_STEP_ONESWEEP_TUNED, 8, "5-onesweep-tuned"}};
 
 std::string Ms(double ms) {
   char text[32];

@@ -103,9 +103,15 @@ void CheckSort(const Case &c, const std::vector<uint32_t> &keys) {
   }
 }
 
-// Every test size and key shape for one case.
-void CheckAllSizesAndShapes(const Case &c, uint64_t label) {
-  for (size_t n : TestSizes()) {
+// Every test size and key shape for one case, and the extra sizes given.
+void CheckAllSizesAndShapes(const Case &c, uint64_t label, std::vector<size_t> extra = {}) {
+  std::vector<size_t> sizes = TestSizes();
+  for (size_t n : extra) {
+    if (n <= gl::CapSize(n) && std::find(sizes.begin(), sizes.end(), n) == sizes.end()) {
+      sizes.push_back(n);
+    }
+  }
+  for (size_t n : sizes) {
     for (int shape = 0; shape < kShapeCount; ++shape) {
       SCOPED_TRACE(Describe(c, n, ShapeName(shape)));
       CheckSort(c, MakeKeys(n, shape, gl::SeedFor(label * 1000003u + n * 16 + shape)));
@@ -162,6 +168,7 @@ void CheckLarge(radix_sort_step step, int digit_bits, uint64_t label) {
 class RadixSortStep2 : public GpuTest {};
 class RadixSortStep3 : public GpuTest {};
 class RadixSortStep4 : public GpuTest {};
+class RadixSortStep5 : public GpuTest {};
 class RadixSortExtension : public GpuTest {};
 class RadixSortApi : public GpuTest {};
 class RadixSortBadInput : public GpuTest {};
@@ -220,6 +227,100 @@ TEST_F(RadixSortStep4, ScratchIsReusedAcrossSizes) {
     SCOPED_TRACE(Describe(c, n, "uniform"));
     CheckSort(c, MakeKeys(n, GL_DIST_UNIFORM, gl::SeedFor(46 + n)));
     if (HasFatalFailure()) return;
+  }
+}
+
+// ---- step 5: Onesweep tuned ----
+
+namespace {
+
+// Tiles of a tuned Onesweep hold some 4,000 to 10,000 keys: edges of likely sizes (256 to 512
+// threads of 12 to 24 keys), besides the standard sizes' odd and non-power-of-two ones.
+const std::vector<size_t> kTunedTileEdges = {4609, 6143, 6145, 7679, 7681, 9217, 2 * 7680 + 1};
+
+// A sort of n keys (and values) read from and written to arrays that start `in_offset` and
+// `out_offset` elements past a cudaMalloc'd (256-byte aligned) address: 16-byte loads must
+// not assume alignment.
+void CheckUnaligned(radix_sort_step step, size_t n, size_t in_offset, size_t out_offset,
+                    bool pairs, uint64_t seed) {
+  std::vector<uint32_t> keys = MakeKeys(n, GL_DIST_UNIFORM, seed), values(n);
+  std::iota(values.begin(), values.end(), 0u);
+  std::vector<uint32_t> expected_keys(n), expected_values(n);
+  ASSERT_EQ(gl_ref_radix_sort_pairs(keys.data(), expected_keys.data(), values.data(),
+                                    expected_values.data(), n, 0, 32),
+            GL_OK);
+  std::vector<uint32_t> padded_keys(in_offset, 0u), padded_values(in_offset, 0u);
+  padded_keys.insert(padded_keys.end(), keys.begin(), keys.end());
+  padded_values.insert(padded_values.end(), values.begin(), values.end());
+  gl::DeviceBuffer<uint32_t> keys_in(padded_keys), values_in(padded_values);
+  gl::DeviceBuffer<uint32_t> keys_out(n + out_offset), values_out(n + out_offset);
+  if (pairs) {
+    GL_ASSERT_OK(radix_sort_pairs(step, keys_in.get() + in_offset, keys_out.get() + out_offset,
+                                  values_in.get() + in_offset, values_out.get() + out_offset, n,
+                                  nullptr));
+  } else {
+    GL_ASSERT_OK(radix_sort_keys(step, keys_in.get() + in_offset, keys_out.get() + out_offset, n,
+                                 nullptr));
+  }
+  GL_ASSERT_DEVICE_OK("the sort");
+  std::vector<uint32_t> got_keys = keys_out.Download();
+  got_keys.erase(got_keys.begin(), got_keys.begin() + out_offset);
+  ASSERT_TRUE(gl::ArraysEqual(expected_keys, got_keys)) << "keys";
+  if (pairs) {
+    std::vector<uint32_t> got_values = values_out.Download();
+    got_values.erase(got_values.begin(), got_values.begin() + out_offset);
+    ASSERT_TRUE(gl::ArraysEqual(expected_values, got_values)) << "values";
+  }
+}
+
+}  // namespace
+
+TEST_F(RadixSortStep5, Keys) {
+  CheckAllSizesAndShapes({RADIX_STEP_ONESWEEP_TUNED, 0}, 51, kTunedTileEdges);
+}
+TEST_F(RadixSortStep5, Pairs) {
+  CheckAllSizesAndShapes({RADIX_STEP_ONESWEEP_TUNED, 8, 0, 32, true}, 52, kTunedTileEdges);
+}
+TEST_F(RadixSortStep5, BitRanges) { CheckBitRanges(RADIX_STEP_ONESWEEP_TUNED, 8, 53); }
+TEST_F(RadixSortStep5, InPlace) { CheckInPlace(RADIX_STEP_ONESWEEP_TUNED, 8, 54); }
+TEST_F(RadixSortStep5, Large) { CheckLarge(RADIX_STEP_ONESWEEP_TUNED, 8, 55); }
+
+// Arrays that do not start on a 16-byte boundary, with sizes whose tail is 0 to 3 keys.
+TEST_F(RadixSortStep5, UnalignedArrays) {
+  for (size_t n : gl::CapSizes({1, 2, 3, 5, 6, 7, 4099, 100003})) {
+    for (size_t in_offset : {1, 2, 3}) {
+      for (bool pairs : {false, true}) {
+        SCOPED_TRACE("n = " + std::to_string(n) + ", input " + std::to_string(in_offset) +
+                     " and output " + std::to_string(4 - in_offset) + " keys past alignment" +
+                     (pairs ? ", pairs" : ", keys"));
+        CheckUnaligned(RADIX_STEP_ONESWEEP_TUNED, n, in_offset, 4 - in_offset, pairs,
+                       gl::SeedFor(56 + n * 8 + in_offset));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// The tables step 5 keeps from call to call (tile status, counters, histograms): calls of
+// falling and rising sizes, keys and pairs in turn (their tiles may differ), bit ranges of 1 to
+// 4 passes, and the first calls after radix_sort_release(), whose memory is new again. A stale
+// status word, counter or histogram shows as a wrong sort or a hang.
+TEST_F(RadixSortStep5, ScratchIsReusedAcrossCalls) {
+  const size_t sizes[] = {gl::CapSize((size_t)1 << 20), gl::CapSize(4097), 3,
+                          gl::CapSize(100003), 1, gl::CapSize((size_t)1 << 20),
+                          gl::CapSize(65537), gl::CapSize(7681)};
+  const int ranges[][2] = {{0, 32}, {0, 8}, {4, 20}, {0, 32}, {8, 31}, {0, 32}, {16, 32}, {0, 32}};
+  for (int round = 0; round < 3; ++round) {
+    if (round > 0) {
+      GL_ASSERT_OK(radix_sort_release());
+    }
+    for (int i = 0; i < 8; ++i) {
+      Case c{RADIX_STEP_ONESWEEP_TUNED, 8, ranges[i][0], ranges[i][1], (i + round) % 2 == 1};
+      SCOPED_TRACE("round " + std::to_string(round) + ", call " + std::to_string(i) + ": " +
+                   Describe(c, sizes[i], "uniform"));
+      CheckSort(c, MakeKeys(sizes[i], GL_DIST_UNIFORM, gl::SeedFor(57 + round * 100 + i)));
+      if (HasFatalFailure()) return;
+    }
   }
 }
 
@@ -341,6 +442,7 @@ TEST_F(RadixSortApi, StepNames) {
   EXPECT_STREQ(radix_sort_step_name(RADIX_STEP_SPLIT), "2-split");
   EXPECT_STREQ(radix_sort_step_name(RADIX_STEP_DIGITS), "3-digits");
   EXPECT_STREQ(radix_sort_step_name(RADIX_STEP_ONESWEEP), "4-onesweep");
+  EXPECT_STREQ(radix_sort_step_name(RADIX_STEP_ONESWEEP_TUNED), "5-onesweep-tuned");
   EXPECT_STREQ(radix_sort_step_name((radix_sort_step)9), "unknown");
 }
 
@@ -414,7 +516,7 @@ TEST_F(RadixSortBadInput, UnknownStep) {
   gl::DeviceBuffer<uint32_t> a(16), b(16);
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, radix_sort_keys((radix_sort_step)1, a.get(), b.get(), 16, nullptr));
   EXPECT_TRUE(MessageMentions("step 1"));
-  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, radix_sort_keys((radix_sort_step)5, a.get(), b.get(), 16, nullptr));
+  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, radix_sort_keys((radix_sort_step)6, a.get(), b.get(), 16, nullptr));
 }
 
 TEST_F(RadixSortBadInput, DigitBitsTheStepDoesNotTake) {
@@ -423,7 +525,8 @@ TEST_F(RadixSortBadInput, DigitBitsTheStepDoesNotTake) {
     radix_sort_step step;
     int bits;
   } bad[] = {{RADIX_STEP_SPLIT, 4}, {RADIX_STEP_DIGITS, 5}, {RADIX_STEP_DIGITS, 1},
-             {RADIX_STEP_DIGITS, 16}, {RADIX_STEP_ONESWEEP, 4}, {RADIX_STEP_ONESWEEP, -8}};
+             {RADIX_STEP_DIGITS, 16}, {RADIX_STEP_ONESWEEP, 4}, {RADIX_STEP_ONESWEEP, -8},
+             {RADIX_STEP_ONESWEEP_TUNED, 4}, {RADIX_STEP_ONESWEEP_TUNED, 1}};
   for (const auto &b_ : bad) {
     radix_sort_options options = {b_.bits, 0, 32};
     GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, radix_sort_keys(b_.step, a.get(), b.get(), 16, &options));

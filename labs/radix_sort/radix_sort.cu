@@ -18,6 +18,7 @@
 //   step 2  2-split      radix_step2
 //   step 3  3-digits     radix_step3
 //   step 4  4-onesweep   radix_step4
+//   step 5  5-onesweep-tuned  radix_step5 (a bonus: step 4 as fast as CUB)
 //   then    extension    radix_extension_i32, radix_extension_f32: int32 and float keys
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -92,6 +93,48 @@ gl_status radix_step4(const sort_job *job) {
   return gl_not_implemented(
       "radix_sort step 4 (4-onesweep): write the histogram, offsets and pass kernels and "
       "radix_step4 in labs/radix_sort/radix_sort.cu");
+}
+
+// =============================================================================================
+// Step 5: Onesweep tuned - step 4 at the speed of memory
+//
+// Step 4's algorithm, arranged the way CUB's own sort arranges it (Adinets and Merrill 2022).
+// Up front, one kernel counts every pass's digits with 16-byte loads; the last of its blocks to
+// finish (it draws the last ticket from a counter) scans the counts into digit starts and clears
+// them for the next call. Then one kernel per pass, each block a tile of threads * items keys
+// (about 7,000), which:
+//   1. takes its tile number from a counter and loads its keys warp-striped (round j, lane l of
+//      warp w holds key w * 32 * items + 32 * j + l of the tile), the values too, at once, so
+//      that their loads overlap the ranking. The last tile pads with all-ones keys: the largest
+//      digit, and later than every real key, so they sort to the end of the tile, unwritten;
+//   2. counts its digits per warp (shared atomicAdd) before ranking anything, turns the counts
+//      into each warp's first slot per digit in the sorted tile, and publishes the tile's counts
+//      at once, so that later tiles never wait for this one's ranking (early counts);
+//   3. ranks each key: one ballot per digit bit finds the lanes with its digit, and the highest
+//      of them adds the group to the warp's slot counter. A rank is now the key's slot in the
+//      sorted tile: key and value go straight to shared memory, and no rank is kept;
+//   4. looks back over earlier tiles, several status words per read, and publishes its prefix;
+//   5. writes the sorted tile out: slot i, digit d, goes to d's start in the output + earlier
+//      tiles' keys of d + (i - d's first slot), so consecutive threads write consecutive
+//      addresses of one digit's run.
+// Status words are 64 bits: the launch's number (its epoch) over the flags and the count. A word
+// stamped by another launch reads as empty, so no call clears them; nor the counters, whose
+// values the host keeps count of. All of it lives in radix_kept_scratch, zeroed once when new:
+// a sort is 5 launches and no memset.
+//
+// Pitfalls: ranking in any order but the input's (the pass kernel loads 4 bytes per lane: with
+// 16-byte loads a lane would hold four neighbours and rank them after other lanes' keys);
+// writing the padding slots out (past the end of the output); a ballot in a branch some lanes
+// skip; the epoch checked in one read and the count taken from another; an epoch incremented in
+// the launch's arguments (the CPU backend evaluates them once per thread); 16-byte loads from
+// an array that does not start on a 16-byte boundary.
+// =============================================================================================
+
+gl_status radix_step5(const sort_job *job) {
+  (void)job;
+  return gl_not_implemented(
+      "radix_sort step 5 (5-onesweep-tuned): write the histogram and pass kernels and "
+      "radix_step5 in labs/radix_sort/radix_sort.cu");
 }
 
 // =============================================================================================

@@ -31,21 +31,26 @@ typedef enum radix_sort_step {
   RADIX_STEP_SPLIT = 2,   /* one bit per pass: flags, scan_exclusive (your scan lab), scatter */
   RADIX_STEP_DIGITS = 3,  /* 4- or 8-bit digits per pass: tile histograms, one scan of the
                              digit-major table, local sort in shared memory, scatter */
-  RADIX_STEP_ONESWEEP = 4 /* 8-bit digits: one histogram kernel for all passes, then one kernel
-                             per pass that ranks, looks back over earlier tiles and scatters */
+  RADIX_STEP_ONESWEEP = 4, /* 8-bit digits: one histogram kernel for all passes, then one
+                              kernel per pass that ranks, looks back over earlier tiles and
+                              scatters */
+  RADIX_STEP_ONESWEEP_TUNED = 5 /* step 4 tuned: many keys per thread, ballot multi-split
+                                   ranking, early digit counts, the tile written out in sorted
+                                   order, status words never cleared (epochs): 5 launches, no
+                                   memset */
 } radix_sort_step;
 
 #define RADIX_FIRST_STEP RADIX_STEP_SPLIT
-#define RADIX_LAST_STEP RADIX_STEP_ONESWEEP
+#define RADIX_LAST_STEP RADIX_STEP_ONESWEEP_TUNED
 
-/* The largest n the lab accepts (GL_ERR_SIZE beyond it). Step 4 packs a digit count and two
- * flag bits into one 32-bit word, so every count must fit in 30 bits. */
+/* The largest n the lab accepts (GL_ERR_SIZE beyond it). Steps 4 and 5 pack a digit count and
+ * its flags into one 32-bit word, so every count must fit in 30 bits. */
 #define RADIX_MAX_N (((size_t)1 << 30) - 1)
 
 /* The knobs most calls leave at their defaults (pass NULL for all defaults). */
 typedef struct radix_sort_options {
   int digit_bits; /* bits sorted per pass. 0: the step's default. Step 2 takes only 1, step 3
-                     takes 4 or 8 (default 8), step 4 takes only 8. */
+                     takes 4 or 8 (default 8), steps 4 and 5 take only 8. */
   int begin_bit;  /* sort on bits [begin_bit, end_bit) of each key, bit 0 the least
                      significant: 0 <= begin_bit < end_bit <= 32. Bits outside the range do not */
   int end_bit;    /* take part: keys equal on the range keep their input order. */
@@ -54,7 +59,8 @@ typedef struct radix_sort_options {
 /* Sort on all 32 bits with the step's default digit size. */
 #define RADIX_SORT_DEFAULT_OPTIONS {0, 0, 32}
 
-/* "2-split", "3-digits", "4-onesweep"; "unknown" for a value outside the ladder. */
+/* "2-split", "3-digits", "4-onesweep", "5-onesweep-tuned"; "unknown" for a value outside the
+ * ladder. */
 const char *radix_sort_step_name(radix_sort_step step);
 
 /* Sorts n keys, n in [0, RADIX_MAX_N]; n == 0 is valid and writes nothing. */

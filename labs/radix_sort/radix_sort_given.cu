@@ -2,7 +2,7 @@
 // from the course, never from a submission.
 //
 // The argument checks of every public call, the scratch memory kept between calls, the pass plan
-// (which buffer each pass reads and writes), the dispatch to your steps (radix_step2..4 and the
+// (which buffer each pass reads and writes), the dispatch to your steps (radix_step2..5 and the
 // extension, in labs/radix_sort/radix_sort.cu) and the public API of radix_sort.h.
 #include "radix_sort.h"
 
@@ -25,6 +25,7 @@ typedef struct scratch_buffer {
 static scratch_buffer g_tmp_keys;   // the second buffer the passes ping-pong with
 static scratch_buffer g_tmp_values; // the same for the values
 static scratch_buffer g_work;       // each step's own tables (flags, histograms, tile status)
+static scratch_buffer g_kept;       // step 5's tables, which it finds again as it left them
 
 static gl_status reserve(scratch_buffer *buffer, size_t bytes, const char *what) {
   if (bytes == 0) bytes = 1;
@@ -46,8 +47,8 @@ static gl_status reserve(scratch_buffer *buffer, size_t bytes, const char *what)
 }
 
 gl_status radix_sort_release(void) {
-  scratch_buffer *all[] = {&g_tmp_keys, &g_tmp_values, &g_work};
-  for (int i = 0; i < 3; ++i) {
+  scratch_buffer *all[] = {&g_tmp_keys, &g_tmp_values, &g_work, &g_kept};
+  for (int i = 0; i < 4; ++i) {
     if (all[i]->ptr != NULL) LAB_CHECK(cudaFree(all[i]->ptr));
     all[i]->ptr = NULL;
     all[i]->bytes = 0;
@@ -58,6 +59,16 @@ gl_status radix_sort_release(void) {
 gl_status radix_scratch(size_t bytes, const char *what, void **scratch) {
   GL_TRY(reserve(&g_work, bytes, what));
   *scratch = g_work.ptr;
+  return GL_OK;
+}
+
+// g_work serves every step, so what one step leaves there another overwrites; g_kept serves
+// step 5 alone, and says when it is new (grown or released since the last call).
+gl_status radix_kept_scratch(size_t bytes, const char *what, void **scratch, int *fresh) {
+  int grows = g_kept.bytes < (bytes == 0 ? 1 : bytes);
+  GL_TRY(reserve(&g_kept, bytes, what));
+  *scratch = g_kept.ptr;
+  *fresh = grows;
   return GL_OK;
 }
 
@@ -91,6 +102,7 @@ static int digit_bits_allowed(radix_sort_step step, int bits) {
     case RADIX_STEP_SPLIT: return bits == 1;
     case RADIX_STEP_DIGITS: return bits == 4 || bits == 8;
     case RADIX_STEP_ONESWEEP: return bits == 8;
+    case RADIX_STEP_ONESWEEP_TUNED: return bits == 8;
   }
   return 0;
 }
@@ -110,7 +122,7 @@ static gl_status check_call(sort_job *job, const char *fn, radix_sort_step step,
   if (!digit_bits_allowed(step, bits)) {
     return gl_fail(GL_ERR_INVALID_ARGUMENT,
                    "%s: digit_bits %d is not allowed for step %s (step 2: 1, step 3: 4 or 8, "
-                   "step 4: 8; 0 picks the default)",
+                   "steps 4 and 5: 8; 0 picks the default)",
                    fn, opt->digit_bits, radix_sort_step_name(step));
   }
   if (opt->begin_bit < 0 || opt->end_bit > 32 || opt->begin_bit >= opt->end_bit) {
@@ -198,6 +210,7 @@ const char *radix_sort_step_name(radix_sort_step step) {
     case RADIX_STEP_SPLIT: return "2-split";
     case RADIX_STEP_DIGITS: return "3-digits";
     case RADIX_STEP_ONESWEEP: return "4-onesweep";
+    case RADIX_STEP_ONESWEEP_TUNED: return "5-onesweep-tuned";
   }
   return "unknown";
 }
@@ -210,6 +223,7 @@ gl_status radix_run_job(sort_job *job, const uint32_t *keys_in, uint32_t *keys_o
     case RADIX_STEP_SPLIT: return radix_step2(job);
     case RADIX_STEP_DIGITS: return radix_step3(job);
     case RADIX_STEP_ONESWEEP: return radix_step4(job);
+    case RADIX_STEP_ONESWEEP_TUNED: return radix_step5(job);
   }
   return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: unknown step %d", job->fn, (int)job->step);
 }

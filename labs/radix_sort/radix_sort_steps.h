@@ -61,6 +61,13 @@ gl_status radix_step3(const sort_job *job);
 // digits up front, then one kernel per pass that ranks a tile, looks back and scatters.
 gl_status radix_step4(const sort_job *job);
 
+// Step 5 (5-onesweep-tuned): step 4 tuned. job->digit_bits is 8, at most 4 passes. Many keys per
+// thread, per-warp digit counts published before the ranking, ballot ranking straight into the
+// sorted tile in shared memory, a look-back several tiles at a time; the tile status words are
+// never cleared (each launch stamps its words with an epoch), so a sort is 5 launches and no
+// memset. Its tables live in radix_kept_scratch, which keeps them from one call to the next.
+gl_status radix_step5(const sort_job *job);
+
 // The extension: signed and float keys. Handed a job checked for a sort of all 32 bits with the
 // step's default digit size (n > 0, pass plan not filled in yet), the caller's input and its
 // output (the same array for an in-place call). Must write the keys of keys_in, sorted in
@@ -79,6 +86,14 @@ gl_status radix_extension_f32(sort_job *job, const float *keys_in, float *keys_o
 // must start at zero. `what` names it in the message when cudaMalloc fails.
 gl_status radix_scratch(size_t bytes, const char *what, void **scratch);
 
+// Step 5's own scratch, which keeps its contents from one call of step 5 to the next (no other
+// step uses it): *scratch gets `bytes` bytes (at least) of device memory. *fresh is 1 when that
+// memory is new (the first call, a call that needs more than the last, the first call after
+// radix_sort_release()): it then holds garbage, so set up what must start at zero and forget
+// what you remembered about the old memory; 0 when it is the memory of the last call, as that
+// call left it.
+gl_status radix_kept_scratch(size_t bytes, const char *what, void **scratch, int *fresh);
+
 // The number of SMs of the current device (asked once, then remembered).
 gl_status radix_sm_count(int *count);
 
@@ -88,7 +103,8 @@ gl_status radix_sm_count(int *count);
 gl_status radix_run_job(sort_job *job, const uint32_t *keys_in, uint32_t *keys_out,
                         const uint32_t *values_in, uint32_t *values_out);
 
-// Grid sizes: every kernel of this lab runs blocks of 256 threads (8 warps).
+// Grid sizes: the kernels of steps 2-4 run blocks of 256 threads (8 warps); step 5 picks its
+// own block sizes (BLOCK, WARPS and block_exclusive_sum below are for blocks of 256).
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xFFFFFFFFu

@@ -18,6 +18,7 @@
 //   step 2  2-split      radix_step2
 //   step 3  3-digits     radix_step3
 //   step 4  4-onesweep   radix_step4
+//   step 5  5-onesweep-tuned  radix_step5 (a bonus: step 4 as fast as CUB)
 //   then    extension    radix_extension_i32, radix_extension_f32: int32 and float keys
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -474,6 +475,399 @@ gl_status radix_step4(const sort_job *job) {
     LAB_CHECK_LAUNCH();
   }
   return GL_OK;
+}
+
+// =============================================================================================
+// Step 5: Onesweep tuned - step 4 at the speed of memory
+//
+// Step 4's algorithm, arranged the way CUB's own sort arranges it (Adinets and Merrill 2022).
+// Up front, one kernel counts every pass's digits with 16-byte loads; the last of its blocks to
+// finish (it draws the last ticket from a counter) scans the counts into digit starts and clears
+// them for the next call. Then one kernel per pass, each block a tile of threads * items keys
+// (about 7,000), which:
+//   1. takes its tile number from a counter and loads its keys warp-striped (round j, lane l of
+//      warp w holds key w * 32 * items + 32 * j + l of the tile), the values too, at once, so
+//      that their loads overlap the ranking. The last tile pads with all-ones keys: the largest
+//      digit, and later than every real key, so they sort to the end of the tile, unwritten;
+//   2. counts its digits per warp (shared atomicAdd) before ranking anything, turns the counts
+//      into each warp's first slot per digit in the sorted tile, and publishes the tile's counts
+//      at once, so that later tiles never wait for this one's ranking (early counts);
+//   3. ranks each key: one ballot per digit bit finds the lanes with its digit, and the highest
+//      of them adds the group to the warp's slot counter. A rank is now the key's slot in the
+//      sorted tile: key and value go straight to shared memory, and no rank is kept;
+//   4. looks back over earlier tiles, several status words per read, and publishes its prefix;
+//   5. writes the sorted tile out: slot i, digit d, goes to d's start in the output + earlier
+//      tiles' keys of d + (i - d's first slot), so consecutive threads write consecutive
+//      addresses of one digit's run.
+// Status words are 64 bits: the launch's number (its epoch) over the flags and the count. A word
+// stamped by another launch reads as empty, so no call clears them; nor the counters, whose
+// values the host keeps count of. All of it lives in radix_kept_scratch, zeroed once when new:
+// a sort is 5 launches and no memset.
+//
+// Pitfalls: ranking in any order but the input's (the pass kernel loads 4 bytes per lane: with
+// 16-byte loads a lane would hold four neighbours and rank them after other lanes' keys);
+// writing the padding slots out (past the end of the output); a ballot in a branch some lanes
+// skip; the epoch checked in one read and the count taken from another; an epoch incremented in
+// the launch's arguments (the CPU backend evaluates them once per thread); 16-byte loads from
+// an array that does not start on a 16-byte boundary.
+// =============================================================================================
+
+// The knobs (devbench/radix5 builds other values with -D). The pass kernel needs a thread per
+// digit: RADIX5_THREADS is a multiple of 32, 256 or more.
+#ifndef RADIX5_THREADS
+#define RADIX5_THREADS 384
+#endif
+#ifndef RADIX5_KEY_ITEMS
+#define RADIX5_KEY_ITEMS 20  // keys per thread when sorting keys alone
+#endif
+#ifndef RADIX5_PAIR_ITEMS
+#define RADIX5_PAIR_ITEMS 16  // keys per thread when sorting pairs: values take registers too
+#endif
+#ifndef RADIX5_RANK
+#define RADIX5_RANK 0  // how a lane finds its peers: 0 ballots, 1 __match_any_sync, 2 atomicOr
+#endif
+#ifndef RADIX5_LOOKBACK
+#define RADIX5_LOOKBACK 4  // status words a look-back reads at once
+#endif
+// Blocks per SM the pass kernel's registers must leave room for (__launch_bounds__): 2 blocks
+// of 384 threads allow 80 registers a thread, and the compiler might otherwise take 88.
+#ifndef RADIX5_KEY_MIN_BLOCKS
+#define RADIX5_KEY_MIN_BLOCKS 2
+#endif
+#ifndef RADIX5_PAIR_MIN_BLOCKS
+#define RADIX5_PAIR_MIN_BLOCKS 2
+#endif
+
+#define RADIX5_WARPS (RADIX5_THREADS / 32)
+static_assert(RADIX5_THREADS % 32 == 0 && RADIX5_THREADS >= 256 && RADIX5_THREADS <= 1024,
+              "the pass kernel needs whole warps and a thread per digit");
+#define RADIX5_RADIX 256
+#define RADIX5_MAX_PASSES 4
+#define RADIX5_PEER_WARPS (RADIX5_RANK == 2 ? RADIX5_WARPS : 1)
+
+// A status word: epoch (bits 63-32), flags (31-30), count (29-0).
+#define RADIX5_AGGREGATE (1ull << 30)  // the count of this tile alone
+#define RADIX5_PREFIX (2ull << 30)     // the count of this tile and every earlier one
+#define RADIX5_COUNT 0x3FFFFFFFu
+
+// hist[p * 256 + d] += keys with digit d in pass p; the last block scans hist into digit_start
+// and zeroes it. Keys [0, head) and the tail are read one by one, the rest as uint4.
+__global__ void __launch_bounds__(BLOCK)
+    radix5_histogram_kernel(const uint32_t *keys, unsigned n, unsigned head, int begin_bit,
+                            int end_bit, int pass_count, unsigned *hist, unsigned *digit_start,
+                            unsigned *ticket, unsigned ticket_base) {
+  __shared__ unsigned s_hist[RADIX5_MAX_PASSES * RADIX5_RADIX];
+  __shared__ int s_warp_sums[WARPS];
+  __shared__ int s_last;
+  const int t = threadIdx.x;
+  for (int i = t; i < RADIX5_MAX_PASSES * RADIX5_RADIX; i += BLOCK) s_hist[i] = 0;
+  int shift[RADIX5_MAX_PASSES];
+  unsigned mask[RADIX5_MAX_PASSES];
+  #pragma unroll
+  for (int p = 0; p < RADIX5_MAX_PASSES; ++p) {
+    shift[p] = p < pass_count ? begin_bit + 8 * p : 0;
+    int bits = end_bit - shift[p] < 8 ? end_bit - shift[p] : 8;
+    mask[p] = (1u << bits) - 1u;
+  }
+  __syncthreads();
+
+  const unsigned quads = (n - head) / 4;
+  const uint4 *body = (const uint4 *)(keys + head);
+  const unsigned stride = gridDim.x * BLOCK;
+  unsigned q = blockIdx.x * BLOCK + t;
+  // Four uint4 loads in flight per thread before any is counted.
+  for (; q + 3 * stride < quads; q += 4 * stride) {
+    uint4 v[4];
+    #pragma unroll
+    for (int u = 0; u < 4; ++u) v[u] = body[q + u * stride];
+    #pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      #pragma unroll
+      for (int p = 0; p < RADIX5_MAX_PASSES; ++p) {
+        if (p >= pass_count) break;
+        unsigned *h = s_hist + p * RADIX5_RADIX;
+        atomicAdd(&h[(v[u].x >> shift[p]) & mask[p]], 1u);
+        atomicAdd(&h[(v[u].y >> shift[p]) & mask[p]], 1u);
+        atomicAdd(&h[(v[u].z >> shift[p]) & mask[p]], 1u);
+        atomicAdd(&h[(v[u].w >> shift[p]) & mask[p]], 1u);
+      }
+    }
+  }
+  for (; q < quads; q += stride) {
+    uint4 v = body[q];
+    #pragma unroll
+    for (int p = 0; p < RADIX5_MAX_PASSES; ++p) {
+      if (p >= pass_count) break;
+      unsigned *h = s_hist + p * RADIX5_RADIX;
+      atomicAdd(&h[(v.x >> shift[p]) & mask[p]], 1u);
+      atomicAdd(&h[(v.y >> shift[p]) & mask[p]], 1u);
+      atomicAdd(&h[(v.z >> shift[p]) & mask[p]], 1u);
+      atomicAdd(&h[(v.w >> shift[p]) & mask[p]], 1u);
+    }
+  }
+  // The unaligned head and the tail: fewer than 8 keys, taken by block 0.
+  if (blockIdx.x == 0) {
+    unsigned loose = head + (n - head) % 4;
+    if ((unsigned)t < loose) {
+      uint32_t key = keys[t < (int)head ? t : n - (loose - t)];
+      for (int p = 0; p < pass_count; ++p) {
+        atomicAdd(&s_hist[p * RADIX5_RADIX + ((key >> shift[p]) & mask[p])], 1u);
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = t; i < pass_count * RADIX5_RADIX; i += BLOCK) {
+    if (s_hist[i] != 0) atomicAdd(&hist[i], s_hist[i]);
+  }
+  // The last block to finish sees every block's counts: each made them visible before its ticket.
+  __threadfence();
+  __syncthreads();
+  if (t == 0) s_last = atomicAdd(ticket, 1u) - ticket_base == gridDim.x - 1;
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  for (int p = 0; p < pass_count; ++p) {
+    unsigned count = __ldcg(&hist[p * RADIX5_RADIX + t]);  // BLOCK == 256: thread t, digit t
+    int total;
+    digit_start[p * RADIX5_RADIX + t] =
+        (unsigned)block_exclusive_sum((int)count, &total, s_warp_sums);
+    hist[p * RADIX5_RADIX + t] = 0;  // ready for the next call
+  }
+}
+
+// The lanes of the warp whose digit is d (every lane of the warp calls it).
+__device__ __forceinline__ unsigned radix5_peers(unsigned d, unsigned *s_peers) {
+  if (RADIX5_RANK == 1) return __match_any_sync(FULL_MASK, d);
+  if (RADIX5_RANK == 2) {
+    atomicOr(&s_peers[d], 1u << (threadIdx.x & 31));
+    __syncwarp();
+    return s_peers[d];  // the caller's leader clears it once every lane has read it
+  }
+  unsigned peers = FULL_MASK;
+  #pragma unroll
+  for (int b = 0; b < 8; ++b) {  // 8 ballots whatever the pass's bits: missing bits are 0
+    unsigned bit = (d >> b) & 1u;
+    unsigned set = __ballot_sync(FULL_MASK, bit);
+    peers &= bit ? set : ~set;
+  }
+  return peers;
+}
+
+// Keys of digit `digit` in the tiles before `tile`, from their status words: the nearest first,
+// RADIX5_LOOKBACK words per read, until a word that carries a prefix.
+__device__ unsigned radix5_look_back(const unsigned long long *status, unsigned tile, int digit,
+                                     unsigned epoch) {
+  const volatile unsigned long long *words = status + digit;  // tile k's word: words[k * 256]
+  unsigned sum = 0;
+  int k = (int)tile - 1;  // the nearest tile not added yet
+  for (;;) {
+    unsigned long long word[RADIX5_LOOKBACK];
+    #pragma unroll
+    for (int u = 0; u < RADIX5_LOOKBACK; ++u) {
+      word[u] = k - u >= 0 ? words[(size_t)(k - u) * RADIX5_RADIX] : 0ull;
+    }
+    #pragma unroll
+    for (int u = 0; u < RADIX5_LOOKBACK; ++u) {
+      if ((unsigned)(word[u] >> 32) != epoch) break;  // not published in this launch: read again
+      sum += (unsigned)word[u] & RADIX5_COUNT;
+      if (word[u] & RADIX5_PREFIX) return sum;  // tile 0 always carries one
+      --k;
+    }
+  }
+}
+
+// One pass over one tile of RADIX5_THREADS * ITEMS keys (the comment above the step says how).
+// Dynamic shared memory: the sorted tile's keys, then (pairs) its values.
+template <int ITEMS, bool WITH_VALUES>
+__global__ void
+__launch_bounds__(RADIX5_THREADS, WITH_VALUES ? RADIX5_PAIR_MIN_BLOCKS : RADIX5_KEY_MIN_BLOCKS)
+    radix5_pass_kernel(const uint32_t *keys, uint32_t *keys_to, const uint32_t *values,
+                       uint32_t *values_to, unsigned n, int shift, unsigned mask,
+                       const unsigned *digit_start, unsigned long long *status,
+                       unsigned *tile_counter, unsigned tile_base, unsigned epoch) {
+  const unsigned TILE = RADIX5_THREADS * ITEMS;
+  extern __shared__ __align__(16) uint32_t s_sorted[];
+  // Per warp and digit: its keys of the digit, then the slot of its next one in the sorted tile.
+  __shared__ unsigned s_slot[RADIX5_WARPS][RADIX5_RADIX];
+  __shared__ unsigned s_peers[RADIX5_PEER_WARPS][RADIX5_RADIX];  // atomicOr ranking only
+  __shared__ unsigned s_out[RADIX5_RADIX];  // output index of sorted slot i of digit d, minus i
+  __shared__ unsigned s_scan[8];            // the digit scan's warp sums (256 digits, 8 warps)
+  __shared__ unsigned s_tile;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+
+  if (t == 0) s_tile = atomicAdd(tile_counter, 1u) - tile_base;
+  for (int i = t; i < RADIX5_WARPS * RADIX5_RADIX; i += RADIX5_THREADS) {
+    s_slot[i / RADIX5_RADIX][i % RADIX5_RADIX] = 0;
+    if (RADIX5_RANK == 2) s_peers[i / RADIX5_RADIX][i % RADIX5_RADIX] = 0;
+  }
+  __syncthreads();
+  const unsigned tile = s_tile;
+  const unsigned tile_start = tile * TILE;
+  const unsigned tile_n = n - tile_start < TILE ? n - tile_start : TILE;
+  const unsigned first = tile_start + warp * 32 * ITEMS + lane;  // this lane's key of round 0
+  uint32_t key[ITEMS], value[ITEMS];
+  if (tile_n == TILE) {
+    #pragma unroll
+    for (int j = 0; j < ITEMS; ++j) key[j] = keys[first + 32 * j];
+    #pragma unroll
+    for (int j = 0; j < ITEMS; ++j) value[j] = WITH_VALUES ? values[first + 32 * j] : 0u;
+  } else {
+    #pragma unroll
+    for (int j = 0; j < ITEMS; ++j) key[j] = first + 32 * j < n ? keys[first + 32 * j] : ~0u;
+    #pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      value[j] = WITH_VALUES && first + 32 * j < n ? values[first + 32 * j] : 0u;
+    }
+  }
+
+  // Early counts: the warp's keys of each digit, padding included (it is digit `mask`).
+  #pragma unroll
+  for (int j = 0; j < ITEMS; ++j) atomicAdd(&s_slot[warp][(key[j] >> shift) & mask], 1u);
+  __syncthreads();
+
+  // Thread t < 256 speaks for digit t: the warps' counts become their first slots...
+  unsigned count = 0, tile_first = 0, start = 0;
+  if (t < RADIX5_RADIX) {
+    start = digit_start[t];  // needed at the end: loaded now, its latency hidden by the ranking
+    #pragma unroll
+    for (int w = 0; w < RADIX5_WARPS; ++w) {
+      unsigned c = s_slot[w][t];
+      s_slot[w][t] = count;
+      count += c;
+    }
+    // ...and the tile's count is published before any ranking. (Padding included: only the
+    // last tile has any, and no tile reads the last tile's words.)
+    ((volatile unsigned long long *)status)[(size_t)tile * RADIX5_RADIX + t] =
+        (unsigned long long)epoch << 32 | (tile == 0 ? RADIX5_PREFIX : RADIX5_AGGREGATE) | count;
+    // Where digit t's run starts in the sorted tile: an exclusive scan over the digits.
+    unsigned inclusive = count;
+    #pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      unsigned other = __shfl_up_sync(FULL_MASK, inclusive, d);
+      if (lane >= d) inclusive += other;
+    }
+    if (lane == 31) s_scan[warp] = inclusive;
+    tile_first = inclusive - count;
+  }
+  __syncthreads();
+  if (t < RADIX5_RADIX) {
+    for (int w = 0; w < warp; ++w) tile_first += s_scan[w];
+    #pragma unroll
+    for (int w = 0; w < RADIX5_WARPS; ++w) s_slot[w][t] += tile_first;
+  }
+  __syncthreads();
+
+  // Rank in input order, round by round; each key goes straight to its slot.
+  const unsigned lanes_below = (1u << lane) - 1u;
+  #pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    unsigned d = (key[j] >> shift) & mask;
+    unsigned peers = radix5_peers(d, s_peers[RADIX5_RANK == 2 ? warp : 0]);
+    int leader = 31 - __clz(peers);
+    unsigned slot = 0;
+    if (lane == leader) slot = atomicAdd(&s_slot[warp][d], (unsigned)__popc(peers));
+    slot = __shfl_sync(FULL_MASK, slot, leader) + __popc(peers & lanes_below);
+    if (RADIX5_RANK == 2) {
+      if (lane == leader) s_peers[warp][d] = 0;  // every lane has read it (the shuffle waited)
+      __syncwarp();
+    }
+    s_sorted[slot] = key[j];
+    if (WITH_VALUES) s_sorted[TILE + slot] = value[j];
+  }
+
+  // Look back, publish the prefix, and find where each digit's run goes in the output.
+  if (t < RADIX5_RADIX) {
+    unsigned earlier = 0;
+    if (tile > 0) {
+      earlier = radix5_look_back(status, tile, t, epoch);
+      ((volatile unsigned long long *)status)[(size_t)tile * RADIX5_RADIX + t] =
+          (unsigned long long)epoch << 32 | RADIX5_PREFIX | (earlier + count);
+    }
+    // Unsigned arithmetic wraps, but the sum lands in [0, n) for every slot of the run.
+    s_out[t] = start + earlier - tile_first;
+  }
+  __syncthreads();
+
+  // Slot i of the sorted tile to the output; the padding (the last slots) stays behind.
+  #pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    unsigned i = j * RADIX5_THREADS + t;
+    if (i < tile_n) {
+      uint32_t k = s_sorted[i];
+      unsigned to = s_out[(k >> shift) & mask] + i;
+      keys_to[to] = k;
+      if (WITH_VALUES) values_to[to] = s_sorted[TILE + i];
+    }
+  }
+}
+
+// Host state of the kept scratch: how many tile numbers and tickets the counters have handed
+// out, the last launch's epoch, and the bytes zeroed (all of it, when new).
+static unsigned g_radix5_tiles, g_radix5_tickets, g_radix5_epoch;
+static size_t g_radix5_bytes;
+
+template <int ITEMS, bool WITH_VALUES>
+static gl_status radix5_sort(const sort_job *job) {
+  const unsigned n = (unsigned)job->n;  // RADIX_MAX_N < 2^30
+  const unsigned tile = RADIX5_THREADS * ITEMS;
+  const unsigned tile_count = BLOCKS_FOR(n, tile);
+  // Kept scratch (32-bit words): 2 counters (padded to 256), hist and digit starts of every
+  // pass, then the 64-bit status words. Its layout never depends on n, so nothing moves when a
+  // call needs less than the last.
+  const size_t head_words = RADIX5_RADIX + 2 * RADIX5_MAX_PASSES * RADIX5_RADIX;
+  const size_t bytes = head_words * 4 + (size_t)tile_count * RADIX5_RADIX * 8;
+  void *scratch;
+  int fresh;
+  GL_TRY(radix_kept_scratch(bytes, "the step 5 tables", &scratch, &fresh));
+  if (fresh) g_radix5_bytes = 0;
+  if (bytes > g_radix5_bytes) g_radix5_bytes = bytes;
+  // Zero it when new, and before epochs would wrap (an old word could then read as current).
+  if (fresh || g_radix5_epoch > 0xFFFFFFF0u) {
+    LAB_CHECK(cudaMemsetAsync(scratch, 0, g_radix5_bytes));
+    g_radix5_tiles = g_radix5_tickets = g_radix5_epoch = 0;
+  }
+  unsigned *counters = (unsigned *)scratch;  // [0] tickets, [1] tile numbers
+  unsigned *hist = counters + RADIX5_RADIX;
+  unsigned *digit_start = hist + RADIX5_MAX_PASSES * RADIX5_RADIX;
+  unsigned long long *status =
+      (unsigned long long *)(digit_start + RADIX5_MAX_PASSES * RADIX5_RADIX);
+
+  int sm_count;
+  GL_TRY(radix_sm_count(&sm_count));
+  const uint32_t *keys = job->keys_from[0];
+  // The keys before the first 16-byte boundary (a caller may pass d + 1).
+  unsigned head = (unsigned)((16 - ((uintptr_t)keys & 15)) & 15) / 4;
+  if (head > n) head = n;
+  unsigned hist_blocks = BLOCKS_FOR((n - head) / 4, BLOCK * 4);
+  if (hist_blocks > (unsigned)sm_count * 8) hist_blocks = (unsigned)sm_count * 8;
+  if (hist_blocks == 0) hist_blocks = 1;
+  radix5_histogram_kernel<<<hist_blocks, BLOCK>>>(keys, n, head, job->begin_bit, job->end_bit,
+                                                  job->pass_count, hist, digit_start, counters,
+                                                  g_radix5_tickets);
+  LAB_CHECK_LAUNCH();
+  g_radix5_tickets += hist_blocks;
+
+  const size_t shared_bytes = (WITH_VALUES ? 2 : 1) * (size_t)tile * sizeof(uint32_t);
+  // Above 48 KiB of dynamic shared memory a kernel must ask for it.
+  LAB_CHECK(cudaFuncSetAttribute(radix5_pass_kernel<ITEMS, WITH_VALUES>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
+  for (int p = 0; p < job->pass_count; ++p) {
+    int shift = job->begin_bit + 8 * p;
+    int bits = job->end_bit - shift < 8 ? job->end_bit - shift : 8;
+    unsigned epoch = ++g_radix5_epoch;
+    radix5_pass_kernel<ITEMS, WITH_VALUES><<<tile_count, RADIX5_THREADS, shared_bytes>>>(
+        job->keys_from[p], job->keys_to[p], job->values_from[p], job->values_to[p], n, shift,
+        (1u << bits) - 1u, digit_start + p * RADIX5_RADIX, status, counters + 1, g_radix5_tiles,
+        epoch);
+    LAB_CHECK_LAUNCH();
+    g_radix5_tiles += tile_count;
+  }
+  return GL_OK;
+}
+
+gl_status radix_step5(const sort_job *job) {
+  if (job->with_values) return radix5_sort<RADIX5_PAIR_ITEMS, true>(job);
+  return radix5_sort<RADIX5_KEY_ITEMS, false>(job);
 }
 
 // =============================================================================================
