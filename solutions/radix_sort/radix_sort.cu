@@ -512,7 +512,7 @@ gl_status radix_step4(const sort_job *job) {
 // an array that does not start on a 16-byte boundary.
 // =============================================================================================
 
-// The knobs (devbench/radix5 builds other values with -D). The pass kernel needs a thread per
+// The knobs (a benchmark may build other values with -D). The pass kernel needs a thread per
 // digit: RADIX5_THREADS is a multiple of 32, 256 or more.
 #ifndef RADIX5_THREADS
 #define RADIX5_THREADS 384
