@@ -492,8 +492,10 @@ gl_status radix_step4(const sort_job *job) {
 //   2. counts its digits per warp (shared atomicAdd) before ranking anything, turns the counts
 //      into each warp's first slot per digit in the sorted tile, and publishes the tile's counts
 //      at once, so that later tiles never wait for this one's ranking (early counts);
-//   3. ranks each key: one ballot per digit bit finds the lanes with its digit, and the highest
-//      of them adds the group to the warp's slot counter. A rank is now the key's slot in the
+//   3. ranks each key: the lanes with its digit are found by one ballot per digit bit (pairs)
+//      or by each lane setting its bit in a shared word per digit (keys alone: fewer
+//      instructions where the kernel is short of them), and the highest of them adds the group
+//      to the warp's slot counter. A rank is now the key's slot in the
 //      sorted tile: key and value go straight to shared memory, and no rank is kept;
 //   4. looks back over earlier tiles, several status words per read, and publishes its prefix;
 //   5. writes the sorted tile out: slot i, digit d, goes to d's start in the output + earlier
@@ -523,11 +525,21 @@ gl_status radix_step4(const sort_job *job) {
 #ifndef RADIX5_PAIR_ITEMS
 #define RADIX5_PAIR_ITEMS 16  // keys per thread when sorting pairs: values take registers too
 #endif
-#ifndef RADIX5_RANK
-#define RADIX5_RANK 0  // how a lane finds its peers: 0 ballots, 1 __match_any_sync, 2 atomicOr
+// How a lane finds the lanes with its digit: 0 ballots, 1 __match_any_sync, 2 atomicOr into a
+// shared word per digit; and the status words a look-back reads at once. Each kind of sort has
+// its own: on the H100 (2026-11-26, devbench at 2^26) keys alone ran fastest with atomicOr and
+// 2 words (1.15x CUB; ballots 1.00x), pairs with ballots and 1 word (0.93x; atomicOr 0.90x).
+#ifndef RADIX5_KEY_RANK
+#define RADIX5_KEY_RANK 2
 #endif
-#ifndef RADIX5_LOOKBACK
-#define RADIX5_LOOKBACK 4  // status words a look-back reads at once
+#ifndef RADIX5_PAIR_RANK
+#define RADIX5_PAIR_RANK 0
+#endif
+#ifndef RADIX5_KEY_LOOKBACK
+#define RADIX5_KEY_LOOKBACK 2
+#endif
+#ifndef RADIX5_PAIR_LOOKBACK
+#define RADIX5_PAIR_LOOKBACK 1
 #endif
 // Blocks per SM the pass kernel's registers must leave room for (__launch_bounds__): 2 blocks
 // of 384 threads allow 80 registers a thread, and the compiler might otherwise take 88.
@@ -543,7 +555,6 @@ static_assert(RADIX5_THREADS % 32 == 0 && RADIX5_THREADS >= 256 && RADIX5_THREAD
               "the pass kernel needs whole warps and a thread per digit");
 #define RADIX5_RADIX 256
 #define RADIX5_MAX_PASSES 4
-#define RADIX5_PEER_WARPS (RADIX5_RANK == 2 ? RADIX5_WARPS : 1)
 
 // A status word: epoch (bits 63-32), flags (31-30), count (29-0).
 #define RADIX5_AGGREGATE (1ull << 30)  // the count of this tile alone
@@ -636,9 +647,10 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // The lanes of the warp whose digit is d (every lane of the warp calls it).
+template <int RANK>
 __device__ __forceinline__ unsigned radix5_peers(unsigned d, unsigned *s_peers) {
-  if (RADIX5_RANK == 1) return __match_any_sync(FULL_MASK, d);
-  if (RADIX5_RANK == 2) {
+  if (RANK == 1) return __match_any_sync(FULL_MASK, d);
+  if (RANK == 2) {
     atomicOr(&s_peers[d], 1u << (threadIdx.x & 31));
     __syncwarp();
     return s_peers[d];  // the caller's leader clears it once every lane has read it
@@ -654,20 +666,21 @@ __device__ __forceinline__ unsigned radix5_peers(unsigned d, unsigned *s_peers) 
 }
 
 // Keys of digit `digit` in the tiles before `tile`, from their status words: the nearest first,
-// RADIX5_LOOKBACK words per read, until a word that carries a prefix.
+// WORDS words per read, until a word that carries a prefix.
+template <int WORDS>
 __device__ unsigned radix5_look_back(const unsigned long long *status, unsigned tile, int digit,
                                      unsigned epoch) {
   const volatile unsigned long long *words = status + digit;  // tile k's word: words[k * 256]
   unsigned sum = 0;
   int k = (int)tile - 1;  // the nearest tile not added yet
   for (;;) {
-    unsigned long long word[RADIX5_LOOKBACK];
+    unsigned long long word[WORDS];
     #pragma unroll
-    for (int u = 0; u < RADIX5_LOOKBACK; ++u) {
+    for (int u = 0; u < WORDS; ++u) {
       word[u] = k - u >= 0 ? words[(size_t)(k - u) * RADIX5_RADIX] : 0ull;
     }
     #pragma unroll
-    for (int u = 0; u < RADIX5_LOOKBACK; ++u) {
+    for (int u = 0; u < WORDS; ++u) {
       if ((unsigned)(word[u] >> 32) != epoch) break;  // not published in this launch: read again
       sum += (unsigned)word[u] & RADIX5_COUNT;
       if (word[u] & RADIX5_PREFIX) return sum;  // tile 0 always carries one
@@ -686,10 +699,12 @@ __launch_bounds__(RADIX5_THREADS, WITH_VALUES ? RADIX5_PAIR_MIN_BLOCKS : RADIX5_
                        const unsigned *digit_start, unsigned long long *status,
                        unsigned *tile_counter, unsigned tile_base, unsigned epoch) {
   const unsigned TILE = RADIX5_THREADS * ITEMS;
+  constexpr int RANK = WITH_VALUES ? RADIX5_PAIR_RANK : RADIX5_KEY_RANK;
+  constexpr int PEER_WARPS = RANK == 2 ? RADIX5_WARPS : 1;
   extern __shared__ __align__(16) uint32_t s_sorted[];
   // Per warp and digit: its keys of the digit, then the slot of its next one in the sorted tile.
   __shared__ unsigned s_slot[RADIX5_WARPS][RADIX5_RADIX];
-  __shared__ unsigned s_peers[RADIX5_PEER_WARPS][RADIX5_RADIX];  // atomicOr ranking only
+  __shared__ unsigned s_peers[PEER_WARPS][RADIX5_RADIX];  // atomicOr ranking only
   __shared__ unsigned s_out[RADIX5_RADIX];  // output index of sorted slot i of digit d, minus i
   __shared__ unsigned s_scan[8];            // the digit scan's warp sums (256 digits, 8 warps)
   __shared__ unsigned s_tile;
@@ -698,7 +713,7 @@ __launch_bounds__(RADIX5_THREADS, WITH_VALUES ? RADIX5_PAIR_MIN_BLOCKS : RADIX5_
   if (t == 0) s_tile = atomicAdd(tile_counter, 1u) - tile_base;
   for (int i = t; i < RADIX5_WARPS * RADIX5_RADIX; i += RADIX5_THREADS) {
     s_slot[i / RADIX5_RADIX][i % RADIX5_RADIX] = 0;
-    if (RADIX5_RANK == 2) s_peers[i / RADIX5_RADIX][i % RADIX5_RADIX] = 0;
+    if (RANK == 2) s_peers[i / RADIX5_RADIX][i % RADIX5_RADIX] = 0;
   }
   __syncthreads();
   const unsigned tile = s_tile;
@@ -762,12 +777,12 @@ __launch_bounds__(RADIX5_THREADS, WITH_VALUES ? RADIX5_PAIR_MIN_BLOCKS : RADIX5_
   #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     unsigned d = (key[j] >> shift) & mask;
-    unsigned peers = radix5_peers(d, s_peers[RADIX5_RANK == 2 ? warp : 0]);
+    unsigned peers = radix5_peers<RANK>(d, s_peers[RANK == 2 ? warp : 0]);
     int leader = 31 - __clz(peers);
     unsigned slot = 0;
     if (lane == leader) slot = atomicAdd(&s_slot[warp][d], (unsigned)__popc(peers));
     slot = __shfl_sync(FULL_MASK, slot, leader) + __popc(peers & lanes_below);
-    if (RADIX5_RANK == 2) {
+    if (RANK == 2) {
       if (lane == leader) s_peers[warp][d] = 0;  // every lane has read it (the shuffle waited)
       __syncwarp();
     }
@@ -779,7 +794,8 @@ __launch_bounds__(RADIX5_THREADS, WITH_VALUES ? RADIX5_PAIR_MIN_BLOCKS : RADIX5_
   if (t < RADIX5_RADIX) {
     unsigned earlier = 0;
     if (tile > 0) {
-      earlier = radix5_look_back(status, tile, t, epoch);
+      earlier = radix5_look_back<WITH_VALUES ? RADIX5_PAIR_LOOKBACK : RADIX5_KEY_LOOKBACK>(
+          status, tile, t, epoch);
       ((volatile unsigned long long *)status)[(size_t)tile * RADIX5_RADIX + t] =
           (unsigned long long)epoch << 32 | RADIX5_PREFIX | (earlier + count);
     }
