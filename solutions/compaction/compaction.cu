@@ -319,6 +319,16 @@ gl_status compact_step4_complement(compaction_pred pred, const int *d_in, int *d
 //                                      unsigned *tile_counter, unsigned num_tiles);
 // =============================================================================================
 
+// The reference uses tiles three times the exercise's: COMP5_ITEMS = 48 elements a thread where
+// compaction_steps.h says 16 (SINGLE_PASS_ITEMS). A block that waits for its offset holds its
+// tile and moves no bytes meanwhile, so on an H100 the compaction is fastest with the largest
+// tile the registers hold: 48 ints and the rest of a thread's 64 registers (devbench/scan90
+// measured 16 to 48; 512 threads was the best block size). Its tiles are bigger, so it needs
+// fewer of the status words the given scratch has room for.
+#ifndef COMP5_ITEMS
+#define COMP5_ITEMS 48
+#endif
+
 // Each tile publishes one 64-bit status word: a flag in the high half and a count in the low
 // half, written and read as one word so that a reader never sees a flag with a stale count.
 #define TILE_EMPTY 0u      // nothing published yet
@@ -338,23 +348,25 @@ static __device__ __forceinline__ unsigned long long read_status(const unsigned 
   return *slot;
 }
 
-// Warp 0 of a tile: sums the counts of all earlier tiles. Lane k looks at tile (look - k); the
-// warp waits until all 32 have published, adds the counts up to the nearest PREFIX and stops
-// there, or adds all 32 aggregates and looks 32 tiles further back.
+// Warp 0 of a tile: sums the counts of all earlier tiles. Lane k looks at the tile k + 1 places
+// back; the warp waits until every tile up to the nearest PREFIX has published, adds their
+// counts and stops there, or adds all 32 aggregates and looks 32 tiles further back.
 static __device__ unsigned look_back(const unsigned long long *status, unsigned tile) {
-  int lane = (int)(threadIdx.x & 31);
+  const unsigned lane = threadIdx.x & 31;
   unsigned exclusive = 0;
   long long look = (long long)tile - 1;
   for (;;) {
-    unsigned long long word;
-    do {
-      word = read_status(status, look - lane);
-    } while (__any_sync(FULL_WARP, (unsigned)(word >> 32) == TILE_EMPTY));
-    unsigned flag = (unsigned)(word >> 32);
-    unsigned count = (unsigned)word;
-    unsigned prefixes = __ballot_sync(FULL_WARP, flag == TILE_PREFIX);
-    // Lanes past the nearest PREFIX would count tiles that it already includes.
-    if (prefixes != 0 && lane > __ffs(prefixes) - 1) count = 0;
+    unsigned long long word = read_status(status, look - lane);
+    unsigned prefixes, nearest;
+    for (;;) {
+      prefixes = __ballot_sync(FULL_WARP, (unsigned)(word >> 32) == TILE_PREFIX);
+      nearest = prefixes != 0 ? (unsigned)__ffs(prefixes) - 1 : 31;
+      // Tiles beyond the nearest PREFIX do not count: wait only for empty ones before it.
+      bool waiting = lane <= nearest && (unsigned)(word >> 32) == TILE_EMPTY;
+      if (!__any_sync(FULL_WARP, waiting)) break;
+      if (waiting) word = read_status(status, look - lane);
+    }
+    unsigned count = lane <= nearest ? (unsigned)word : 0;
     for (int offset = 16; offset > 0; offset /= 2) {
       count += __shfl_xor_sync(FULL_WARP, count, offset);
     }
@@ -366,12 +378,13 @@ static __device__ unsigned look_back(const unsigned long long *status, unsigned 
 
 // One block per tile, tiles handed out in launch order by an atomic counter: a tile only ever
 // waits for tiles that running blocks already hold, so the wait always ends. Warp w owns the
-// tile's w-th run of 32 * SINGLE_PASS_ITEMS elements; its k-th load covers 32 consecutive
-// elements, so every load is coalesced and ballots rank the kept lanes in input order.
-static __global__ void single_pass_kernel(compaction_pred pred, const int *__restrict__ in,
-                                          int *__restrict__ out, int *count, size_t n,
-                                          unsigned long long *status, unsigned *tile_counter,
-                                          unsigned num_tiles) {
+// tile's w-th run of 32 * COMP5_ITEMS elements; its k-th load covers 32 consecutive elements,
+// so every load is coalesced and ballots rank the kept lanes in input order. The launch bounds
+// say one block of 1024 threads per SM is enough (64 registers a thread), which 48 items need.
+static __global__ void __launch_bounds__(1024, 1)
+single_pass_kernel(compaction_pred pred, const int *__restrict__ in, int *__restrict__ out,
+                   int *count, size_t n, unsigned long long *status, unsigned *tile_counter,
+                   unsigned num_tiles) {
   extern __shared__ int staged[];  // this tile's kept elements, in order
   __shared__ unsigned warp_counts[32];
   __shared__ unsigned tile_id, tile_offset;
@@ -383,21 +396,20 @@ static __global__ void single_pass_kernel(compaction_pred pred, const int *__res
   __syncthreads();
   const unsigned tile = tile_id;
   // n <= COMPACTION_MAX_N = 2^30, so element indices fit in 32 bits.
-  const unsigned tile_start = tile * blockDim.x * SINGLE_PASS_ITEMS;
-  const unsigned first = tile_start + (unsigned)warp * 32 * SINGLE_PASS_ITEMS + (unsigned)lane;
+  const unsigned tile_start = tile * blockDim.x * COMP5_ITEMS;
+  const unsigned first = tile_start + (unsigned)warp * 32 * COMP5_ITEMS + (unsigned)lane;
   const int *src = in + first;  // item k is src[32 * k]
   // Items in range: all of them, except in the last tile.
   const unsigned remaining = first < (unsigned)n ? (unsigned)n - first : 0;
-  const unsigned items = remaining >= 32 * SINGLE_PASS_ITEMS ? SINGLE_PASS_ITEMS
-                                                             : (remaining + 31) / 32;
+  const unsigned items = remaining >= 32 * COMP5_ITEMS ? COMP5_ITEMS : (remaining + 31) / 32;
 
   // Load every item first, so that all of the tile's reads are in flight together.
-  int values[SINGLE_PASS_ITEMS];
+  int values[COMP5_ITEMS];
 #pragma unroll
-  for (unsigned k = 0; k < SINGLE_PASS_ITEMS; ++k) values[k] = k < items ? src[32 * k] : 0;
+  for (unsigned k = 0; k < COMP5_ITEMS; ++k) values[k] = k < items ? src[32 * k] : 0;
   unsigned warp_count = 0;
 #pragma unroll
-  for (unsigned k = 0; k < SINGLE_PASS_ITEMS; ++k) {
+  for (unsigned k = 0; k < COMP5_ITEMS; ++k) {
     warp_count += __popc(__ballot_sync(FULL_WARP, k < items && keeps(pred, values[k])));
   }
   if (lane == 0) warp_counts[warp] = warp_count;
@@ -416,7 +428,7 @@ static __global__ void single_pass_kernel(compaction_pred pred, const int *__res
   // Stage the kept elements in tile order (the ballots again: cheaper than keeping masks).
   unsigned rank = warp_offset;
 #pragma unroll
-  for (unsigned k = 0; k < SINGLE_PASS_ITEMS; ++k) {
+  for (unsigned k = 0; k < COMP5_ITEMS; ++k) {
     bool keep = k < items && keeps(pred, values[k]);
     unsigned kept = __ballot_sync(FULL_WARP, keep);
     if (keep) staged[rank + __popc(kept & lanes_below())] = values[k];
@@ -441,15 +453,16 @@ static __global__ void single_pass_kernel(compaction_pred pred, const int *__res
 
 gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *d_count,
                         size_t n, int block_size, void *d_scratch) {
-  const size_t tile_size = (size_t)block_size * SINGLE_PASS_ITEMS;
+  const size_t tile_size = (size_t)block_size * COMP5_ITEMS;
   const size_t num_tiles = single_pass_tiles(n, tile_size);
   unsigned *tile_counter = (unsigned *)d_scratch;
   unsigned long long *status = (unsigned long long *)d_scratch + 1;
   // Every status starts EMPTY and the counter at 0: one memset, in stream order.
   LAB_CHECK(cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long) * (1 + num_tiles)));
   const size_t shared_bytes = tile_size * sizeof(int);
-  if (shared_bytes > 48 * 1024) {
-    // Tiles of 1024 threads need 64 KiB: more than a block may use without opting in.
+  // A block may use 48 KiB of shared memory, its static words included, unless the kernel opts
+  // in to more: a tile of 48 ints a thread needs 48 KiB at 256 threads, 192 KiB at 1024.
+  if (shared_bytes + 1024 > 48 * 1024) {
     LAB_CHECK(cudaFuncSetAttribute(single_pass_kernel,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
   }

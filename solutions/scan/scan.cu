@@ -390,6 +390,18 @@ gl_status scan_step6_block_scan(scan_kind kind, const int *d_in, int *d_out, siz
 // out. Flag and sum share one 64-bit word, read and written with volatile accesses.
 // =============================================================================================
 
+// The reference uses tiles three times the exercise's: 48 elements a thread (SCAN7_VECTORS int4
+// loads) where scan_steps.h says 16. A block that waits for its prefix holds its tile in
+// registers and moves no bytes meanwhile, so on an H100 the scan is fastest with the largest
+// tile the registers hold: 48 ints and the rest of a thread's 64 registers, at 1024 threads the
+// whole register file of an SM (devbench/scan90 measured 16 to 48). Its tiles are bigger, so it
+// needs fewer of the status words the given code reserves for SINGLE_PASS_ITEMS-sized tiles.
+#ifndef SCAN7_VECTORS
+#define SCAN7_VECTORS 12 // int4 loads per thread
+#endif
+#define SCAN7_ITEMS (4 * SCAN7_VECTORS)     // elements per thread
+#define WARP_ITEMS (WARP_SIZE * SCAN7_ITEMS) // elements per warp
+
 // Each tile publishes one 64-bit status word: the flag in the high half, a 32-bit sum in the
 // low half. Flag and sum travel in one aligned 64-bit store and load, so a reader can never see
 // a new flag with an old sum (with two separate words it would need a __threadfence() between
@@ -409,11 +421,11 @@ static __device__ __forceinline__ void publish(unsigned long long *status, unsig
   *(volatile unsigned long long *)&status[tile] = word;
 }
 
-// Run by all 32 lanes of one warp: the sum of all tiles before `tile`. Lane k looks at tile
-// (window - k); the warp waits until every tile of the window has published something, then
-// adds up to the nearest tile holding a full prefix, or all 32 aggregates and moves the window
-// back. Tiles before `tile` have already started (tile numbers are handed out in the order
-// blocks start), so the wait always ends.
+// Run by all 32 lanes of one warp: the sum of all tiles before `tile`. Lane k looks at the tile
+// k + 1 places back; the warp waits until every tile up to the nearest one holding a full
+// prefix has published something, adds them up and stops there, or adds all 32 aggregates and
+// moves its window 32 tiles back. Tiles before `tile` have already started (tile numbers are
+// handed out in the order blocks start), so the wait always ends.
 static __device__ unsigned int look_back(unsigned long long *status, unsigned int tile,
                                          unsigned int lane) {
   const volatile unsigned long long *seen = status;
@@ -424,56 +436,57 @@ static __device__ unsigned int look_back(unsigned long long *status, unsigned in
     // Before tile 0 there is nothing: read it as a prefix of 0.
     unsigned long long word =
         predecessor >= 0 ? seen[predecessor] : status_word(TILE_PREFIX, 0u);
-    while (__any_sync(FULL_MASK, (word >> 32) == TILE_EMPTY)) {
-      if ((word >> 32) == TILE_EMPTY) word = seen[predecessor];
+    unsigned int prefixes, nearest;
+    for (;;) {
+      prefixes = __ballot_sync(FULL_MASK, (word >> 32) == TILE_PREFIX);
+      nearest = prefixes != 0 ? (unsigned int)__ffs(prefixes) - 1 : WARP_SIZE - 1;
+      // Tiles beyond the nearest prefix do not count: wait only for empty ones before it.
+      bool waiting = lane <= nearest && (word >> 32) == TILE_EMPTY;
+      if (!__any_sync(FULL_MASK, waiting)) break;
+      if (waiting) word = seen[predecessor];
     }
-    unsigned int prefix_lanes = __ballot_sync(FULL_MASK, (word >> 32) == TILE_PREFIX);
-    unsigned int sum = (unsigned int)word;
-    if (prefix_lanes != 0) {
-      unsigned int nearest = (unsigned int)__ffs(prefix_lanes) - 1; // lowest lane = nearest tile
-      if (lane > nearest) sum = 0;                                  // already inside its prefix
-      return exclusive + warp_sum(sum);
-    }
-    exclusive += warp_sum(sum);
+    exclusive += warp_sum(lane <= nearest ? (unsigned int)word : 0u);
+    if (prefixes != 0) return exclusive;
     window -= WARP_SIZE;
   }
 }
 
-// A block scans a tile of 16 * blockDim.x elements. Warp w owns 512 consecutive elements and
-// reads them in 4 rounds of 128: in round r lane l holds elements r*128 + 4l .. r*128 + 4l + 3,
-// one 16-byte load, so each round is one fully coalesced 512-byte access. A round is scanned
-// with one warp scan of the lanes' 4-element sums; `carry` chains the rounds.
-__global__ void __launch_bounds__(MAX_BLOCK_SIZE)
-single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long long *status,
-                   unsigned int *tile_counter, int inclusive, int vector_ok) {
-  __shared__ unsigned int warp_offsets[MAX_BLOCK_SIZE / WARP_SIZE];
-  __shared__ unsigned int tile_shared, tile_prefix_shared;
-  const unsigned int lane = threadIdx.x % WARP_SIZE;
-  const unsigned int warp = threadIdx.x / WARP_SIZE;
-  const unsigned int warps = blockDim.x / WARP_SIZE;
-  const unsigned int warp_items = WARP_SIZE * SINGLE_PASS_ITEMS;
+// Run by one warp once the tile's total is known: publishes it, looks back, publishes the
+// inclusive prefix and returns (in every lane) the tile's exclusive prefix.
+static __device__ __forceinline__ unsigned int resolve_tile(unsigned long long *status,
+                                                            unsigned int tile,
+                                                            unsigned int aggregate,
+                                                            unsigned int lane) {
+  if (tile == 0) {
+    if (lane == 0) publish(status, 0, status_word(TILE_PREFIX, aggregate));
+    return 0u;
+  }
+  // Publish the aggregate at once so later tiles need not wait for our look-back.
+  if (lane == 0) publish(status, tile, status_word(TILE_AGGREGATE, aggregate));
+  unsigned int exclusive = look_back(status, tile, lane);
+  if (lane == 0) publish(status, tile, status_word(TILE_PREFIX, exclusive + aggregate));
+  return exclusive;
+}
 
-  // Tile numbers come from a counter, not blockIdx.x: CUDA does not promise to start blocks in
-  // index order, and a block waiting for a tile whose block has not started could wait forever
-  // while it holds the SM that block needs.
-  if (threadIdx.x == 0) tile_shared = atomicAdd(tile_counter, 1u);
-  __syncthreads();
-  const unsigned int tile = tile_shared;
-  const unsigned int warp_base = tile * (blockDim.x * SINGLE_PASS_ITEMS) + warp * warp_items;
-  const int full = vector_ok && warp_base + warp_items <= n;
-
-  unsigned int v[SINGLE_PASS_VECTORS][4];
+// Warp w of a tile owns WARP_ITEMS consecutive elements and reads them in SCAN7_VECTORS rounds
+// of 128: in round r lane l holds elements r*128 + 4l .. r*128 + 4l + 3, one 16-byte load, so
+// each round is one fully coalesced 512-byte access, and every round is issued before the first
+// is used. `full`: the warp's elements all exist and the arrays are 16-byte aligned; otherwise
+// one int at a time, zeros past n.
+static __device__ __forceinline__ void load_tile(unsigned int v[][4], const int *d_in,
+                                                 unsigned int warp_base, unsigned int n,
+                                                 int full, unsigned int lane) {
   if (full) {
 #pragma unroll
-    for (int r = 0; r < SINGLE_PASS_VECTORS; ++r) {
-      // __ldcs/__stcs: streaming accesses, each byte is touched once (evict first from L2).
+    for (int r = 0; r < SCAN7_VECTORS; ++r) {
+      // __ldcs: a streaming load, each byte is read once (evict it first).
       int4 q = __ldcs((const int4 *)(d_in + warp_base + r * 4 * WARP_SIZE) + lane);
       v[r][0] = (unsigned int)q.x, v[r][1] = (unsigned int)q.y;
       v[r][2] = (unsigned int)q.z, v[r][3] = (unsigned int)q.w;
     }
   } else {
 #pragma unroll
-    for (int r = 0; r < SINGLE_PASS_VECTORS; ++r) {
+    for (int r = 0; r < SCAN7_VECTORS; ++r) {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         unsigned int i = warp_base + r * 4 * WARP_SIZE + 4 * lane + j;
@@ -481,11 +494,37 @@ single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long lo
       }
     }
   }
+}
 
-  // Scan the warp's 512 elements: in-thread scans, then one warp scan per round.
+static __device__ __forceinline__ void store_tile(const unsigned int v[][4], unsigned int offset,
+                                                  int *d_out, unsigned int warp_base,
+                                                  unsigned int n, int full, unsigned int lane) {
+  if (full) {
+#pragma unroll
+    for (int r = 0; r < SCAN7_VECTORS; ++r) {
+      int4 q = make_int4((int)(v[r][0] + offset), (int)(v[r][1] + offset),
+                         (int)(v[r][2] + offset), (int)(v[r][3] + offset));
+      __stcs((int4 *)(d_out + warp_base + r * 4 * WARP_SIZE) + lane, q); // streaming store
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < SCAN7_VECTORS; ++r) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        unsigned int i = warp_base + r * 4 * WARP_SIZE + 4 * lane + j;
+        if (i < n) d_out[i] = (int)(v[r][j] + offset);
+      }
+    }
+  }
+}
+
+// Scans the warp's elements in place: each lane its 4 of a round in registers, one warp scan of
+// the lanes' sums per round, a running carry across the rounds.
+static __device__ __forceinline__ void scan_warp_items(unsigned int v[][4], unsigned int lane,
+                                                       int inclusive) {
   unsigned int carry = 0;
 #pragma unroll
-  for (int r = 0; r < SINGLE_PASS_VECTORS; ++r) {
+  for (int r = 0; r < SCAN7_VECTORS; ++r) {
     unsigned int x0 = v[r][0], x1 = x0 + v[r][1], x2 = x1 + v[r][2], x3 = x2 + v[r][3];
     unsigned int lanes_incl = warp_inclusive_scan(x3, lane);
     unsigned int before = carry + lanes_incl - x3; // everything before this lane's 4 elements
@@ -496,53 +535,66 @@ single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long lo
     }
     carry += __shfl_sync(FULL_MASK, lanes_incl, WARP_SIZE - 1);
   }
-  if (lane == 0) warp_offsets[warp] = carry; // the warp's total, for now
-  __syncthreads();
+}
 
-  if (warp == 0) {
-    unsigned int total = lane < warps ? warp_offsets[lane] : 0u;
-    unsigned int prefix = warp_inclusive_scan(total, lane);
-    if (lane < warps) warp_offsets[lane] = prefix - total;
-    unsigned int aggregate = __shfl_sync(FULL_MASK, prefix, WARP_SIZE - 1);
-    if (tile == 0) {
-      if (lane == 0) {
-        publish(status, 0, status_word(TILE_PREFIX, aggregate));
-        tile_prefix_shared = 0;
-      }
-    } else {
-      // Publish the aggregate at once so later tiles need not wait for our look-back.
-      if (lane == 0) publish(status, tile, status_word(TILE_AGGREGATE, aggregate));
-      unsigned int exclusive = look_back(status, tile, lane);
-      if (lane == 0) {
-        publish(status, tile, status_word(TILE_PREFIX, exclusive + aggregate));
-        tile_prefix_shared = exclusive;
-      }
-    }
+// One block per tile of SCAN7_ITEMS * blockDim.x elements. The launch bounds say one block of
+// 1024 threads per SM is enough (64 registers a thread), which the 48 elements need.
+__global__ void __launch_bounds__(MAX_BLOCK_SIZE, 1)
+single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long long *status,
+                   unsigned int *tile_counter, int inclusive, int vector_ok) {
+  __shared__ unsigned int warp_totals[MAX_BLOCK_SIZE / WARP_SIZE];
+  __shared__ unsigned int tile_shared, tile_prefix_shared;
+  __shared__ unsigned long long arrivals; // warps that added their total (low half), the sum
+  const unsigned int lane = threadIdx.x % WARP_SIZE;
+  const unsigned int warp = threadIdx.x / WARP_SIZE;
+
+  // Tile numbers come from a counter, not blockIdx.x: CUDA does not promise to start blocks in
+  // index order, and a block waiting for a tile whose block has not started could wait forever
+  // while it holds the SM that block needs.
+  if (threadIdx.x == 0) {
+    tile_shared = atomicAdd(tile_counter, 1u);
+    arrivals = 0;
   }
   __syncthreads();
+  const unsigned int tile = tile_shared;
+  const unsigned int warp_base = tile * (blockDim.x * SCAN7_ITEMS) + warp * WARP_ITEMS;
+  const int full = vector_ok && warp_base + WARP_ITEMS <= n;
 
-  const unsigned int offset = tile_prefix_shared + warp_offsets[warp];
-  if (full) {
+  unsigned int v[SCAN7_VECTORS][4];
+  load_tile(v, d_in, warp_base, n, full, lane);
+  unsigned int mine = 0;
 #pragma unroll
-    for (int r = 0; r < SINGLE_PASS_VECTORS; ++r) {
-      int4 q = make_int4((int)(v[r][0] + offset), (int)(v[r][1] + offset),
-                         (int)(v[r][2] + offset), (int)(v[r][3] + offset));
-      __stcs((int4 *)(d_out + warp_base + r * 4 * WARP_SIZE) + lane, q);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < SINGLE_PASS_VECTORS; ++r) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        unsigned int i = warp_base + r * 4 * WARP_SIZE + 4 * lane + j;
-        if (i < n) d_out[i] = (int)(v[r][j] + offset);
-      }
-    }
+  for (int r = 0; r < SCAN7_VECTORS; ++r) mine += v[r][0] + v[r][1] + v[r][2] + v[r][3];
+
+  // The tile's total is known as soon as the last warp has added its own: a shared atomic
+  // counts the warps, and the last one publishes the total and looks back at once, without a
+  // barrier, while the other warps scan their elements.
+  const unsigned int warp_total = __reduce_add_sync(FULL_MASK, mine);
+  unsigned long long arrived = 0;
+  if (lane == 0) {
+    warp_totals[warp] = warp_total;
+    arrived = atomicAdd(&arrivals, ((unsigned long long)warp_total << 32) | 1ull);
   }
+  arrived = __shfl_sync(FULL_MASK, arrived, 0);
+  if ((unsigned int)arrived == blockDim.x / WARP_SIZE - 1) {
+    unsigned int aggregate = (unsigned int)(arrived >> 32) + warp_total;
+    unsigned int exclusive = resolve_tile(status, tile, aggregate, lane);
+    if (lane == 0) tile_prefix_shared = exclusive;
+  }
+  // A warp whose elements all lie past n (in the last tile only) has nothing to scan. The vote
+  // makes plain that the whole warp takes the branch together, as its shuffles need.
+  if (__any_sync(FULL_MASK, warp_base < n)) scan_warp_items(v, lane, inclusive);
+  __syncthreads();
+
+  // This warp's offset in the tile: the totals of the warps before it.
+  const unsigned int warp_offset = warp_sum(lane < warp ? warp_totals[lane] : 0u);
+  store_tile(v, tile_prefix_shared + warp_offset, d_out, warp_base, n, full, lane);
 }
 
 gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,
                      unsigned int *d_tile_counter, unsigned long long *d_status, size_t tiles) {
+  // The given `tiles` counts tiles of SINGLE_PASS_ITEMS; ours are larger, so there are fewer.
+  tiles = ceil_div(n, SCAN7_ITEMS * (size_t)block_size);
   // 16-byte loads and stores need 16-byte aligned arrays (cudaMalloc gives 256).
   int vector_ok = ((uintptr_t)d_in % 16 == 0) && ((uintptr_t)d_out % 16 == 0);
   single_pass_kernel<<<(unsigned int)tiles, block_size>>>(d_in, d_out, (unsigned int)n, d_status,
