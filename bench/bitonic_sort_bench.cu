@@ -2,8 +2,8 @@
 // for steps 2 and 3), beside CUB's merge sort and radix sort measured in the same run.
 //
 // Rows: step "1-cpu" (the iterative CPU reference, small n only), "2-global", "3-shared",
-// "4-registers", "cub-merge", "cub-radix". Bytes per row: 8 per key (each key read and written
-// once, the least any sort moves). The "vs CUB" column is cub-merge's time over the row's time.
+// "4-registers", "5-windows" (the bonus step), "cub-merge", "cub-radix". Bytes per row: 8 per
+// key (each key read and written once, the least any sort moves). The "vs CUB" column is cub-merge's time over the row's time.
 // In-place sorts (bitonic, CUB merge) restore their input with one device copy inside each
 // timed call (counted, as in the performance test); CUB radix sort writes another buffer and is
 // timed alone.
@@ -214,8 +214,8 @@ int bench_size(const lb_options *opt, size_t n) {
     const int *blocks = opt->blocks;
     int n_blocks = opt->n_blocks;
     int zero = 0;
-    if (step == BITONIC_STEP_REGISTERS) {
-      blocks = &zero;  // step 4 fixes its own shapes
+    if (step == BITONIC_STEP_REGISTERS || step == BITONIC_STEP_WINDOWS) {
+      blocks = &zero;  // steps 4 and 5 fix their own shapes
       n_blocks = 1;
     } else if (n_blocks == 0) {
       blocks = step == BITONIC_STEP_GLOBAL ? kDefaultBlocksStep2 : kDefaultBlocksStep3;

@@ -38,8 +38,11 @@ std::vector<size_t> SizesAround(size_t tile) {
 }
 
 // The tile of each step, from the handout: step 2 has none (its block edges are used),
-// step 3 sorts 2 * block_size keys per block, step 4 fixed shapes.
+// step 3 sorts 2 * block_size keys per block, steps 4 and 5 fixed shapes.
 size_t TileOf(bitonic_step step, int block_size, bool pairs) {
+  if (step == BITONIC_STEP_WINDOWS) {
+    return pairs ? BITONIC_STEP5_BLOCK_PAIRS : BITONIC_STEP5_BLOCK_KEYS;
+  }
   if (step == BITONIC_STEP_REGISTERS) {
     return 16 * (size_t)(pairs ? BITONIC_STEP4_THREADS_PAIRS : BITONIC_STEP4_THREADS_KEYS);
   }
@@ -154,6 +157,7 @@ void SweepPairs(bitonic_step step, int block_size) {
 class BitonicSortStep2 : public GpuTest {};
 class BitonicSortStep3 : public GpuTest {};
 class BitonicSortStep4 : public GpuTest {};
+class BitonicSortStep5 : public GpuTest {};
 
 // ---- Step 2: one launch per layer; every block size ----
 TEST_F(BitonicSortStep2, KeysDefaultBlock) { SweepKeys(BITONIC_STEP_GLOBAL, 0); }
@@ -199,11 +203,42 @@ TEST_F(BitonicSortStep4, LargePairs) {
              GL_DIST_UNIFORM);
 }
 
+// ---- Step 5 (bonus): windows of layers in blocks of 2^14 keys, fixed shapes ----
+TEST_F(BitonicSortStep5, Keys) { SweepKeys(BITONIC_STEP_WINDOWS, 0); }
+TEST_F(BitonicSortStep5, Pairs) { SweepPairs(BITONIC_STEP_WINDOWS, 0); }
+// Every size whose network has a different number of windows, up to 2^20 (capped on the CPU
+// backend): the plan changes shape with log2(n), and 2^k + 1 runs the network of 2^(k+1).
+TEST_F(BitonicSortStep5, EveryPowerOfTwo) {
+  std::vector<size_t> sizes;
+  for (size_t k = 1; k <= 20; ++k) {
+    for (size_t n : {((size_t)1 << k) - 1, ((size_t)1 << k) + 1}) {
+      n = gl::CapSize(n);
+      if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
+    }
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    CheckKeys(BITONIC_STEP_WINDOWS, 0, sizes[i], i % 2 ? BITONIC_DESCENDING : BITONIC_ASCENDING,
+              GL_DIST_UNIFORM);
+    if (HasFatalFailure()) return;
+  }
+}
+TEST_F(BitonicSortStep5, LargeKeys) {
+  CheckKeys(BITONIC_STEP_WINDOWS, 0, gl::CapSize((size_t)1 << 24), BITONIC_ASCENDING, GL_DIST_UNIFORM);
+  if (HasFatalFailure()) return;
+  CheckKeys(BITONIC_STEP_WINDOWS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
+            GL_DIST_FEW_UNIQUE);
+}
+TEST_F(BitonicSortStep5, LargePairs) {
+  CheckPairs(BITONIC_STEP_WINDOWS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
+             GL_DIST_UNIFORM);
+}
+
 // ---- Argument checks (no points; they pass on the stub too) ----
 TEST(BitonicSortApi, StepNames) {
   EXPECT_STREQ(bitonic_step_name(BITONIC_STEP_GLOBAL), "2-global");
   EXPECT_STREQ(bitonic_step_name(BITONIC_STEP_SHARED), "3-shared");
   EXPECT_STREQ(bitonic_step_name(BITONIC_STEP_REGISTERS), "4-registers");
+  EXPECT_STREQ(bitonic_step_name(BITONIC_STEP_WINDOWS), "5-windows");
   EXPECT_STREQ(bitonic_step_name((bitonic_step)7), "unknown");
 }
 
@@ -222,8 +257,9 @@ TEST(BitonicSortApi, RejectsBadArguments) {
     EXPECT_NE(std::string(gl_last_error()).find("block_size"), std::string::npos) << gl_last_error();
   }
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, bitonic_sort_keys(BITONIC_STEP_REGISTERS, BITONIC_ASCENDING, fake, 10, 256));
+  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, bitonic_sort_pairs(BITONIC_STEP_WINDOWS, BITONIC_ASCENDING, fake, fake, 10, 512));
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, bitonic_sort_keys((bitonic_step)1, BITONIC_ASCENDING, fake, 10, 0));
-  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, bitonic_sort_keys((bitonic_step)5, BITONIC_ASCENDING, fake, 10, 0));
+  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, bitonic_sort_keys((bitonic_step)6, BITONIC_ASCENDING, fake, 10, 0));
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, bitonic_sort_keys(BITONIC_STEP_GLOBAL, (bitonic_order)2, fake, 10, 0));
   EXPECT_NE(std::string(gl_last_error()).find("order"), std::string::npos) << gl_last_error();
 }

@@ -1,5 +1,6 @@
 // The bitonic_sort lab: your kernels. The bitonic sorting network on the GPU, three times over,
-// each faster: one launch per layer, tiles in shared memory, keys in registers.
+// each faster: one launch per layer, tiles in shared memory, keys in registers; and a bonus
+// fourth that cuts the passes over memory.
 //
 // This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
 // given, and the grader always takes it from the course, never from a submission:
@@ -16,6 +17,7 @@
 //   step 2  2-global      bitonic_step2, and the kernel of one layer
 //   step 3  3-shared      bitonic_step3, and kernels that sort and merge tiles in shared memory
 //   step 4  4-registers   bitonic_step4, and kernels that sort and merge in registers
+//   step 5  5-windows     bitonic_step5, a window kernel and the host's plan (bonus)
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -91,4 +93,37 @@ gl_status bitonic_step4(uint32_t *keys, uint32_t *values, unsigned n, int descen
   return gl_not_implemented(
       "bitonic_sort step 4 (4-registers): write the register, shuffle and fused global kernels "
       "and bitonic_step4's launch loop in labs/bitonic_sort/bitonic_sort.cu");
+}
+
+// =============================================================================================
+// Step 5 (bonus): windows of the network, fewer passes
+//
+// Step 4 reads and writes the whole array 30 times for n = 2^24. Step 5 cuts that to 17 by
+// making every pass do as many layers as a block can hold (the handout's step 5 section):
+//   - a block holds 2^14 keys whose positions differ in 14 chosen bits: the low bits 0 .. a-1
+//     and a band of bits h .. h+13-a; the block index supplies the other bits. Any layer on
+//     those bits is then inside the block;
+//   - one pass runs a *window*: a run of consecutive layers of the network whose bits fit,
+//     straddling two sizes where it can (the last layers of size s, bits x .. 0, and
+//     the first of size s+1, bits s .. y). A mirror layer also flips the bits between the low
+//     part and the band: the upper half of the block takes those positions complemented;
+//   - every block also holds position bits 0 .. 3, so it reads 64-byte pieces, never scattered
+//     32-byte ones (a pass more, but faster passes);
+//   - inside the block the keys live in shared memory, and the layers run in *groups*: a thread
+//     reads 32 keys whose positions differ in 5 chosen bits, runs the group's layers on them in
+//     registers, and writes them back; one barrier per group. No shuffles;
+//   - let the compiler know as much as it can: number a block's local bits in the order of the
+//     window's layers, and each group's layout and layers are compile-time constants (a word
+//     per key of v + (v >> 5) + (v >> 10) makes every register's word a base plus a constant).
+// The host plans the windows (the longest that fit, one after another) and hands each launch
+// the one thing that is data: where the block's keys are. The tile sort (sizes 1 .. 14 in each
+// block of 2^14 consecutive keys) is the same groups, its whole plan a compile-time constant.
+// Then bitonic_step5: the tile sort and the plan's launches, shapes fixed at compile time.
+// =============================================================================================
+
+gl_status bitonic_step5(uint32_t *keys, uint32_t *values, unsigned n, int descending) {
+  (void)keys, (void)values, (void)n, (void)descending;
+  return gl_not_implemented(
+      "bitonic_sort step 5 (5-windows): write the window kernel, the host's plan of windows and "
+      "groups, and bitonic_step5's launch loop in labs/bitonic_sort/bitonic_sort.cu");
 }

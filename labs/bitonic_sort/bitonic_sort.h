@@ -32,12 +32,15 @@ typedef enum bitonic_step {
   BITONIC_STEP_SHARED = 3,    /* tiles of 2 * block_size keys sorted in shared memory (the
                                  seed's bitonicSortShared); global layers for strides >= the
                                  tile, a shared-memory merge for the smaller strides */
-  BITONIC_STEP_REGISTERS = 4  /* keys held in registers (16 per thread), warp shuffles for the
+  BITONIC_STEP_REGISTERS = 4, /* keys held in registers (16 per thread), warp shuffles for the
                                  strides inside a warp, several global strides fused per pass */
+  BITONIC_STEP_WINDOWS = 5    /* bonus: each pass runs the longest window of consecutive layers
+                                 that fits a block of 2^14 keys held in shared memory, across
+                                 two sizes where it can: 17 passes for 2^24 keys */
 } bitonic_step;
 
 #define BITONIC_FIRST_STEP BITONIC_STEP_GLOBAL
-#define BITONIC_LAST_STEP BITONIC_STEP_REGISTERS
+#define BITONIC_LAST_STEP BITONIC_STEP_WINDOWS
 
 typedef enum bitonic_order {
   BITONIC_ASCENDING = 0,
@@ -54,12 +57,17 @@ typedef enum bitonic_order {
 #define BITONIC_STEP4_THREADS_KEYS 512
 #define BITONIC_STEP4_THREADS_PAIRS 256
 
-/* "2-global", "3-shared", "4-registers"; "unknown" for a value outside the ladder. */
+/* Keys per block of step 5 (its tile sort sorts blocks of that many consecutive keys): fixed at
+ * compile time too, so step 5 also accepts block_size 0 only. */
+#define BITONIC_STEP5_BLOCK_KEYS 16384
+#define BITONIC_STEP5_BLOCK_PAIRS 8192
+
+/* "2-global", "3-shared", "4-registers", "5-windows"; "unknown" for a value outside the ladder. */
 const char *bitonic_step_name(bitonic_step step);
 
 /* Sorts d_keys[0 .. n-1] in place, in the given order, with one step of the ladder.
  * block_size: threads per block. Steps 2 and 3: a power of two in [32, 1024], or 0 for the
- * step's default (step 3 sorts tiles of 2 * block_size keys). Step 4: 0 only.
+ * step's default (step 3 sorts tiles of 2 * block_size keys). Steps 4 and 5: 0 only.
  * n == 0 is valid and touches nothing. Errors: GL_ERR_NULL_POINTER (d_keys NULL),
  * GL_ERR_SIZE (n > BITONIC_MAX_N), GL_ERR_INVALID_ARGUMENT (step, order or block_size). */
 gl_status bitonic_sort_keys(bitonic_step step, bitonic_order order, uint32_t *d_keys, size_t n,

@@ -20,6 +20,7 @@ const char *bitonic_step_name(bitonic_step step) {
     case BITONIC_STEP_GLOBAL: return "2-global";
     case BITONIC_STEP_SHARED: return "3-shared";
     case BITONIC_STEP_REGISTERS: return "4-registers";
+    case BITONIC_STEP_WINDOWS: return "5-windows";
   }
   return "unknown";
 }
@@ -36,7 +37,7 @@ static gl_status check_arguments(const char *function, bitonic_step step, bitoni
                    (size_t)BITONIC_MAX_N);
   }
   if (step < BITONIC_FIRST_STEP || step > BITONIC_LAST_STEP) {
-    return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: step %d is not a step of the ladder (2, 3 or 4)",
+    return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: step %d is not a step of the ladder (2 to 5)",
                    function, (int)step);
   }
   if (order != BITONIC_ASCENDING && order != BITONIC_DESCENDING) {
@@ -44,11 +45,11 @@ static gl_status check_arguments(const char *function, bitonic_step step, bitoni
                    "%s: order %d is neither BITONIC_ASCENDING nor BITONIC_DESCENDING", function,
                    (int)order);
   }
-  if (step == BITONIC_STEP_REGISTERS) {
+  if (step == BITONIC_STEP_REGISTERS || step == BITONIC_STEP_WINDOWS) {
     if (block_size != 0) {
       return gl_fail(GL_ERR_INVALID_ARGUMENT,
-                     "%s: block_size %d: step 4 fixes its block shape at compile time, pass 0",
-                     function, block_size);
+                     "%s: block_size %d: step %d fixes its block shape at compile time, pass 0",
+                     function, block_size, (int)step);
     }
   } else if (block_size != 0 &&
              (block_size < 32 || block_size > 1024 || (block_size & (block_size - 1)) != 0)) {
@@ -72,6 +73,8 @@ static gl_status run_step(bitonic_step step, bitonic_order order, uint32_t *d_ke
                            block_size ? block_size : STEP3_DEFAULT_THREADS);
     case BITONIC_STEP_REGISTERS:
       return bitonic_step4(d_keys, d_values, count, descending);
+    case BITONIC_STEP_WINDOWS:
+      return bitonic_step5(d_keys, d_values, count, descending);
   }
   return gl_fail(GL_ERR_INVALID_ARGUMENT, "bitonic_sort: step %d is not a step of the ladder",
                  (int)step);

@@ -62,4 +62,10 @@ gl_status bitonic_step3(uint32_t *keys, uint32_t *values, unsigned n, int descen
 // passed block_size 0.
 gl_status bitonic_step4(uint32_t *keys, uint32_t *values, unsigned n, int descending);
 
+// Step 5 (5-windows, a bonus): each pass over global memory runs the longest run of
+// consecutive layers whose bits fit a block (BITONIC_STEP5_BLOCK_KEYS keys, or
+// BITONIC_STEP5_BLOCK_PAIRS pairs, in bitonic_sort.h), across two sizes where it can. Like
+// step 4, no block size: the caller passed block_size 0.
+gl_status bitonic_step5(uint32_t *keys, uint32_t *values, unsigned n, int descending);
+
 #endif

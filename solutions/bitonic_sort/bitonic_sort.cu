@@ -1,5 +1,6 @@
 // The bitonic_sort lab: your kernels. The bitonic sorting network on the GPU, three times over,
-// each faster: one launch per layer, tiles in shared memory, keys in registers.
+// each faster: one launch per layer, tiles in shared memory, keys in registers; and a bonus
+// fourth that cuts the passes over memory.
 //
 // This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
 // given, and the grader always takes it from the course, never from a submission:
@@ -16,6 +17,7 @@
 //   step 2  2-global      bitonic_step2, and the kernel of one layer
 //   step 3  3-shared      bitonic_step3, and kernels that sort and merge tiles in shared memory
 //   step 4  4-registers   bitonic_step4, and kernels that sort and merge in registers
+//   step 5  5-windows     bitonic_step5, a window kernel and the host's plan (bonus)
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -559,4 +561,679 @@ gl_status bitonic_step4(uint32_t *keys, uint32_t *values, unsigned n, int descen
   const uint32_t flip = descending ? 0xFFFFFFFFu : 0u;
   if (values == NULL) return sort_step4_shaped<9, 4, 5, false>(keys, NULL, n, flip);
   return sort_step4_shaped<8, 4, 4, true>(keys, values, n, flip);
+}
+
+// =============================================================================================
+// Step 5 (bonus): windows of the network, fewer passes
+//
+// Step 4 reads and writes the whole array 30 times for n = 2^24. Step 5 cuts that to 17 by
+// making every pass do as many layers as a block can hold (the handout's step 5 section):
+//   - a block holds 2^14 keys whose positions differ in 14 chosen bits: the low bits 0 .. a-1
+//     and a band of bits h .. h+13-a; the block index supplies the other bits. Any layer on
+//     those bits is then inside the block;
+//   - one pass runs a *window*: a run of consecutive layers of the network whose bits fit,
+//     straddling two sizes where it can (the last layers of size s, bits x .. 0, and
+//     the first of size s+1, bits s .. y). A mirror layer also flips the bits between the low
+//     part and the band: the upper half of the block takes those positions complemented;
+//   - every block also holds position bits 0 .. 3, so it reads 64-byte pieces, never scattered
+//     32-byte ones (a pass more, but faster passes);
+//   - inside the block the keys live in shared memory, and the layers run in *groups*: a thread
+//     reads 32 keys whose positions differ in 5 chosen bits, runs the group's layers on them in
+//     registers, and writes them back; one barrier per group. No shuffles;
+//   - let the compiler know as much as it can: number a block's local bits in the order of the
+//     window's layers, and each group's layout and layers are compile-time constants (a word
+//     per key of v + (v >> 5) + (v >> 10) makes every register's word a base plus a constant).
+// The host plans the windows (the longest that fit, one after another) and hands each launch
+// the one thing that is data: where the block's keys are. The tile sort (sizes 1 .. 14 in each
+// block of 2^14 consecutive keys) is the same groups, its whole plan a compile-time constant.
+// Then bitonic_step5: the tile sort and the plan's launches, shapes fixed at compile time.
+// =============================================================================================
+
+// Sizes of step 5's plans.
+enum {
+  S5_MAX_LOCAL_BITS = 15,   // position bits a block holds (keys per block: 2^log_m)
+  S5_MAX_OPS = 24,          // layers of one group (the tile sort's first: sizes 1 .. log_e)
+  S5_MAX_GROUPS = 40,       // groups of the tile sort
+  S5_MAX_TILE_LAYERS = 120, // sizes 1 .. 15
+  S5_MAX_WINDOW_GROUPS = 4, // groups of a window: up to 14 layers, 4 or more a group
+  S5_MAX_SEQUENCE = 480,    // layers of sizes 15 .. 30 (at most 360), with room
+};
+
+// ---- Shared memory and layouts, common to the tile sort and the windows ----
+
+// Word of local index v (a block's keys are numbered 0 .. 2^log_m - 1 by their local index):
+// one padding word per 32 keys and one more per 1024, so bit j of v moves the bank by
+// 2^(j mod 5). The 32 lanes of a warp whose 5 lane bits have different residues mod 5 then hit
+// 32 different banks, whichever bits the layout makes lane bits. And the padding adds up: for
+// disjoint bits, s5_pad(a | b) = s5_pad(a) + s5_pad(b), so register r's word is this thread's
+// word plus a constant, which the compiler folds into the load or store instruction.
+__host__ __device__ constexpr unsigned s5_pad(unsigned v) { return v + (v >> 5) + (v >> 10); }
+__host__ __device__ constexpr unsigned s5_pad_words(int log_m) {
+  return s5_pad((1u << log_m) - 1) + 1;
+}
+
+__host__ __device__ constexpr int s5_popcount(unsigned x) {
+  int c = 0;
+  for (; x != 0; x &= x - 1) ++c;
+  return c;
+}
+
+// The lowest set bit of g > 0: registers are visited in Gray-code order, so that each next
+// address is the last one plus or minus one vector.
+__host__ __device__ constexpr int s5_ctz(int g) { return (g & 1) ? 0 : 1 + s5_ctz(g >> 1); }
+
+// Blocks per SM for 64 registers a thread (32 keys and the rest).
+__host__ __device__ constexpr int s5_blocks_per_sm(int log_threads) {
+  return log_threads >= 10 ? 1 : 1 << (10 - log_threads);
+}
+
+// A group's layout: its register bits are the local bits regs (register k = the k-th lowest);
+// thread bit i is the i-th of the others, lane bits (i < 5) first, chosen with different
+// residues mod 5 where the free bits allow it.
+__host__ __device__ constexpr int s5_thread_bit(unsigned regs, int log_m, int i) {
+  unsigned taken = regs;
+  int found = 0;
+  for (int residue = 0; residue < 5; ++residue) {
+    for (int j = residue; j < log_m; j += 5) {
+      if (!((taken >> j) & 1)) {
+        if (found++ == i) return j;
+        taken |= 1u << j;
+        break;
+      }
+    }
+  }
+  for (int j = 0; j < log_m; ++j) {
+    if (!((taken >> j) & 1) && found++ == i) return j;
+  }
+  return -1;
+}
+
+__host__ __device__ constexpr int s5_reg_bit(unsigned regs, int k) {
+  for (int j = 0; j < 16; ++j) {
+    if (((regs >> j) & 1) && k-- == 0) return j;
+  }
+  return -1;
+}
+
+// The local bits of register index r.
+__host__ __device__ constexpr unsigned s5_reg_local(unsigned regs, int r) {
+  unsigned v = 0;
+  for (int k = 0; (r >> k) != 0; ++k) {
+    if ((r >> k) & 1) v |= 1u << s5_reg_bit(regs, k);
+  }
+  return v;
+}
+
+// This thread's local bits in a group's layout: thread index bit i goes to thread bit i.
+template <int LOG_M, unsigned REGS, int I>
+__device__ __forceinline__ unsigned thread_local_bits(unsigned t) {
+  if constexpr (I == LOG_M - s5_popcount(REGS)) {
+    return 0u;
+  } else {
+    constexpr int bit = s5_thread_bit(REGS, LOG_M, I);
+    return (((t >> I) & 1u) << bit) | thread_local_bits<LOG_M, REGS, I + 1>(t);
+  }
+}
+
+// Reads (WRITE false) or writes back registers R, R+1, ... of a group: each at this thread's
+// word (the twisted one for the registers with bit TWIST_K set) plus a constant.
+template <int LOG_E, bool PAIRS, bool WRITE, unsigned REGS, int TWIST_K, int R>
+__device__ __forceinline__ void group_move(uint32_t *s_key, uint32_t *s_val, unsigned mine,
+                                           unsigned mine_twisted, uint32_t (&key)[1 << LOG_E],
+                                           uint32_t (&val)[1 << LOG_E]) {
+  if constexpr (R < (1 << LOG_E)) {
+    constexpr unsigned offset = s5_pad(s5_reg_local(REGS, R));
+    constexpr bool twisted = TWIST_K >= 0 && ((R >> (TWIST_K < 0 ? 0 : TWIST_K)) & 1) != 0;
+    const unsigned at = (twisted ? mine_twisted : mine) + offset;
+    if (WRITE) {
+      s_key[at] = key[R];
+      if (PAIRS) s_val[at] = val[R];
+    } else {
+      key[R] = s_key[at];
+      if (PAIRS) val[R] = s_val[at];
+    }
+    group_move<LOG_E, PAIRS, WRITE, REGS, TWIST_K, R + 1>(s_key, s_val, mine, mine_twisted, key,
+                                                          val);
+  }
+}
+
+// The mirror of a window, on register bit k: it flips every local bit of the block, so register
+// r (bit k clear) meets register r ^ (2^LOG_E - 1); the twist gives the thread bits.
+template <int LOG_E, bool PAIRS>
+__device__ __forceinline__ void register_mirror_all(uint32_t (&key)[1 << LOG_E],
+                                                    uint32_t (&val)[1 << LOG_E], int k) {
+#pragma unroll
+  for (int r = 0; r < (1 << LOG_E); ++r) {
+    const int partner = r ^ ((1 << LOG_E) - 1);
+    if (((r >> k) & 1) == 0) order_pair<PAIRS>(key[r], key[partner], val[r], val[partner]);
+  }
+}
+
+// ---- The tile sort: sizes 1 .. LOG_T inside each block of 2^LOG_T consecutive keys ----
+
+// A layer: the local bit it compares across, and whether it is the first of its size (the
+// mirror, flipping every bit below it).
+typedef struct s5_layer {
+  int8_t bit;
+  int8_t mirror;
+} s5_layer;
+
+// A group of the tile sort: its register bits, the one mirror that flips bits outside them
+// (its registers then take the twisted positions: thread bits below it complemented), and its
+// layers as register bit k, plus 8 for a mirror.
+typedef struct s5_group {
+  uint16_t regs;
+  int8_t twist; // local bit, or -1
+  int8_t ops;
+  int8_t op[S5_MAX_OPS];
+} s5_group;
+
+typedef struct s5_tile_plan {
+  int groups; // 0 if the layers do not fit
+  s5_group group[S5_MAX_GROUPS];
+} s5_tile_plan;
+
+// The register bits of a group holding these layers: their bits, then the lowest other local
+// bits up to log_e; 0 if the layers need more, or if two mirrors need a twist, or another layer
+// uses the twisted mirror's bit.
+__host__ __device__ constexpr unsigned s5_group_bits(const s5_layer *layer, int count, int log_m,
+                                                     int log_e, int *twist) {
+  unsigned regs = 0;
+  for (int i = 0; i < count; ++i) regs |= 1u << layer[i].bit;
+  if (s5_popcount(regs) > log_e) return 0;
+  for (int j = 0; j < log_m && s5_popcount(regs) < log_e; ++j) regs |= 1u << j;
+  *twist = -1;
+  for (int i = 0; i < count; ++i) {
+    if (layer[i].mirror && (((1u << layer[i].bit) - 1) & ~regs) != 0) {
+      if (*twist >= 0) return 0;
+      *twist = layer[i].bit;
+    }
+  }
+  int uses = 0;
+  for (int i = 0; i < count; ++i) uses += layer[i].bit == *twist;
+  return *twist >= 0 && uses > 1 ? 0 : regs;
+}
+
+// The tile sort's plan: its layers packed into groups, each as long as it can be. Computed at
+// compile time: the kernel's layers and shared-memory offsets are all constants.
+__host__ __device__ constexpr s5_tile_plan s5_make_tile_plan(int log_t, int log_e) {
+  s5_tile_plan plan = {};
+  s5_layer layer[S5_MAX_TILE_LAYERS] = {};
+  int count = 0;
+  for (int s = 1; s <= log_t; ++s) {
+    for (int bit = s - 1; bit >= 0; --bit) {
+      layer[count].bit = (int8_t)bit;
+      layer[count].mirror = (int8_t)(bit == s - 1);
+      ++count;
+    }
+  }
+  for (int start = 0; start < count;) {
+    if (plan.groups == S5_MAX_GROUPS) return s5_tile_plan{};
+    int end = start + 1, twist = -1;
+    unsigned regs = s5_group_bits(layer + start, 1, log_t, log_e, &twist);
+    while (end < count && end - start < S5_MAX_OPS) {
+      int next_twist = -1;
+      const unsigned next =
+          s5_group_bits(layer + start, end + 1 - start, log_t, log_e, &next_twist);
+      if (next == 0) break;
+      regs = next, twist = next_twist, ++end;
+    }
+    s5_group &group = plan.group[plan.groups++];
+    group.regs = (uint16_t)regs;
+    group.twist = (int8_t)twist;
+    group.ops = (int8_t)(end - start);
+    for (int i = start; i < end; ++i) {
+      int k = 0;
+      while (s5_reg_bit(regs, k) != layer[i].bit) ++k;
+      group.op[i - start] = (int8_t)(k | (layer[i].mirror ? 8 : 0));
+    }
+    start = end;
+  }
+  return plan;
+}
+
+template <int LOG_T, int LOG_E>
+struct s5_tile {
+  static constexpr s5_tile_plan plan = s5_make_tile_plan(LOG_T, LOG_E);
+  static_assert(plan.groups > 0, "the tile sort's layers need more groups than a plan holds");
+};
+
+// Layers O, O+1, ... of the tile sort's group G.
+template <int LOG_T, int LOG_E, bool PAIRS, int G, int O>
+__device__ __forceinline__ void tile_layers(uint32_t (&key)[1 << LOG_E],
+                                            uint32_t (&val)[1 << LOG_E]) {
+  if constexpr (O < s5_tile<LOG_T, LOG_E>::plan.group[G].ops) {
+    constexpr int op = s5_tile<LOG_T, LOG_E>::plan.group[G].op[O];
+    if constexpr ((op & 8) != 0) register_mirror<LOG_E, PAIRS>(key, val, op & 7);
+    else register_layers<LOG_E, PAIRS>(key, val, op, op);
+    tile_layers<LOG_T, LOG_E, PAIRS, G, O + 1>(key, val);
+  }
+}
+
+// Index k of local bit `bit` among the register bits regs.
+__host__ __device__ constexpr int s5_reg_index(unsigned regs, int bit) {
+  int k = 0;
+  for (int j = 0; j < bit; ++j) k += (regs >> j) & 1;
+  return k;
+}
+
+// The tile sort's groups G, G+1, ...: a barrier, this thread's keys in, the layers, back out.
+// Each thread writes back the words it read, so one barrier per group suffices.
+template <int LOG_T, int LOG_E, bool PAIRS, int G>
+__device__ __forceinline__ void tile_groups(uint32_t *s_key, uint32_t *s_val,
+                                            uint32_t (&key)[1 << LOG_E],
+                                            uint32_t (&val)[1 << LOG_E]) {
+  if constexpr (G < s5_tile<LOG_T, LOG_E>::plan.groups) {
+    constexpr unsigned regs = s5_tile<LOG_T, LOG_E>::plan.group[G].regs;
+    constexpr int twist = s5_tile<LOG_T, LOG_E>::plan.group[G].twist;
+    constexpr int twist_k = twist < 0 ? -1 : s5_reg_index(regs, twist);
+    constexpr unsigned twist_mask = twist < 0 ? 0u : ((1u << twist) - 1) & ~regs;
+    __syncthreads();
+    const unsigned local = thread_local_bits<LOG_T, regs, 0>(threadIdx.x);
+    const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
+    group_move<LOG_E, PAIRS, false, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
+    tile_layers<LOG_T, LOG_E, PAIRS, G, 0>(key, val);
+    group_move<LOG_E, PAIRS, true, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
+    tile_groups<LOG_T, LOG_E, PAIRS, G + 1>(s_key, s_val, key, val);
+  }
+}
+
+// A thread's keys of a tile in step 4's high layout (thread t holds t + r * 2^LOG_B): one
+// base pointer plus constant offsets. CHECKED: past n, the sentinel. flip complements the keys
+// of a descending sort on the way in and out (then every comparator sorts ascending).
+template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED>
+__device__ __forceinline__ void tile_load(const uint32_t *keys, const uint32_t *values,
+                                          unsigned first, unsigned n, uint32_t flip,
+                                          uint32_t (&key)[1 << LOG_E],
+                                          uint32_t (&val)[1 << LOG_E]) {
+  const int remaining = (int)n - (int)first;
+#pragma unroll
+  for (int r = 0; r < (1 << LOG_E); ++r) {
+    const bool inside = !CHECKED || (r << LOG_B) < remaining;
+    key[r] = (inside ? keys[first + (r << LOG_B)] : ~flip) ^ flip;
+    if (PAIRS) val[r] = inside ? values[first + (r << LOG_B)] : 0u;
+  }
+}
+
+template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED>
+__device__ __forceinline__ void tile_store(uint32_t *keys, uint32_t *values, unsigned first,
+                                           unsigned n, uint32_t flip,
+                                           const uint32_t (&key)[1 << LOG_E],
+                                           const uint32_t (&val)[1 << LOG_E]) {
+  const int remaining = (int)n - (int)first;
+#pragma unroll
+  for (int r = 0; r < (1 << LOG_E); ++r) {
+    if (!CHECKED || (r << LOG_B) < remaining) {
+      keys[first + (r << LOG_B)] = key[r] ^ flip;
+      if (PAIRS) values[first + (r << LOG_B)] = val[r];
+    }
+  }
+}
+
+template <int LOG_T, int LOG_E, bool PAIRS>
+__global__ void __launch_bounds__(1 << (LOG_T - LOG_E), s5_blocks_per_sm(LOG_T - LOG_E))
+    tile_sort_pass(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip) {
+  const int LOG_B = LOG_T - LOG_E;
+  extern __shared__ uint32_t shared[];
+  uint32_t *s_key = shared;
+  uint32_t *s_val = shared + s5_pad_words(LOG_T);
+  uint32_t key[1 << LOG_E], val[1 << LOG_E];
+  const unsigned base = blockIdx.x << LOG_T;
+  const unsigned first = base + threadIdx.x;
+  const bool whole = n - base >= (1u << LOG_T);
+  if (whole) tile_load<LOG_B, LOG_E, PAIRS, false>(keys, values, first, n, flip, key, val);
+  else tile_load<LOG_B, LOG_E, PAIRS, true>(keys, values, first, n, flip, key, val);
+  const unsigned mine = s5_pad(threadIdx.x);
+#pragma unroll
+  for (int r = 0; r < (1 << LOG_E); ++r) {
+    s_key[mine + s5_pad((unsigned)r << LOG_B)] = key[r];
+    if (PAIRS) s_val[mine + s5_pad((unsigned)r << LOG_B)] = val[r];
+  }
+  tile_groups<LOG_T, LOG_E, PAIRS, 0>(s_key, s_val, key, val);
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < (1 << LOG_E); ++r) {
+    key[r] = s_key[mine + s5_pad((unsigned)r << LOG_B)];
+    if (PAIRS) val[r] = s_val[mine + s5_pad((unsigned)r << LOG_B)];
+  }
+  if (whole) tile_store<LOG_B, LOG_E, PAIRS, false>(keys, values, first, n, flip, key, val);
+  else tile_store<LOG_B, LOG_E, PAIRS, true>(keys, values, first, n, flip, key, val);
+}
+
+// ---- The windows ----
+
+// A window, as the host plans it and the kernel reads it. Its layers are numbered in order and
+// layer i compares across local bit LOG_M-1-i: group g (layers g*E .. g*E+E-1) then always
+// holds the same local bits in registers, so the groups' layouts, like the tile sort's, are
+// compile-time constants. Only the mapping of local bits to positions is data: the block holds
+// position bits 0 .. a-1 and h .. h+b-1, and the block index gives the rest.
+typedef struct s5_window {
+  int8_t low_bits, band_shift, band_bits; // a, h, b
+  int8_t groups;
+  int8_t shape[S5_MAX_WINDOW_GROUPS]; // per group: 8 * layers + 1 + (index of its mirror, or -1)
+  // The load layout (thread t holds the block's 2^LOG_B lowest positions, in order, and
+  // register r the others): for each of its bits, the position bit as a vector to XOR (the
+  // mirror's bit also complements the middle bits a .. h-1: the twist) and the word of its
+  // local bit.
+  uint32_t pos[S5_MAX_LOCAL_BITS];
+  uint16_t word[S5_MAX_LOCAL_BITS];
+} s5_window;
+
+// Layers J, J+1, ... LEN-1 of a window's group: layer j on register bit K_FIRST - j, the
+// MIRROR-th the mirror.
+template <int LOG_E, bool PAIRS, int K_FIRST, int LEN, int MIRROR, int J>
+__device__ __forceinline__ void window_layers(uint32_t (&key)[1 << LOG_E],
+                                              uint32_t (&val)[1 << LOG_E]) {
+  if constexpr (J < LEN) {
+    if constexpr (J == MIRROR) register_mirror_all<LOG_E, PAIRS>(key, val, K_FIRST - J);
+    else register_layers<LOG_E, PAIRS>(key, val, K_FIRST - J, K_FIRST - J);
+    window_layers<LOG_E, PAIRS, K_FIRST, LEN, MIRROR, J + 1>(key, val);
+  }
+}
+
+// Group G of a window, with LEN layers and its mirror at MIRROR (-1: none). Its registers hold
+// local bits BASE .. BASE + LOG_E - 1; a mirror flips every local bit.
+template <int LOG_M, int LOG_E>
+__host__ __device__ constexpr int s5_window_base(int g) {
+  return LOG_M - LOG_E * (g + 1) > 0 ? LOG_M - LOG_E * (g + 1) : 0;
+}
+
+template <int LOG_M, int LOG_E, bool PAIRS, int G, int LEN, int MIRROR>
+__device__ __forceinline__ void window_group(uint32_t *s_key, uint32_t *s_val,
+                                             uint32_t (&key)[1 << LOG_E],
+                                             uint32_t (&val)[1 << LOG_E]) {
+  constexpr int base = s5_window_base<LOG_M, LOG_E>(G);
+  constexpr unsigned regs = ((1u << LOG_E) - 1) << base;
+  constexpr int k_first = LOG_M - 1 - LOG_E * G - base;
+  constexpr int twist_k = MIRROR < 0 ? -1 : k_first - MIRROR;
+  constexpr unsigned twist_mask = MIRROR < 0 ? 0u : ((1u << LOG_M) - 1) & ~regs;
+  const unsigned local = thread_local_bits<LOG_M, regs, 0>(threadIdx.x);
+  const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
+  group_move<LOG_E, PAIRS, false, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
+  window_layers<LOG_E, PAIRS, k_first, LEN, MIRROR, 0>(key, val);
+  group_move<LOG_E, PAIRS, true, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
+}
+
+// Runs group G as shape `shape`, one of FIRST .. LAST - 1: a binary search over the compiled
+// shapes (8 * layers + 1 + mirror index), each straight-line code.
+template <int LOG_M, int LOG_E, bool PAIRS, int G, int FIRST, int LAST>
+__device__ __forceinline__ void window_shape(int shape, uint32_t *s_key, uint32_t *s_val,
+                                             uint32_t (&key)[1 << LOG_E],
+                                             uint32_t (&val)[1 << LOG_E]) {
+  if constexpr (LAST - FIRST == 1) {
+    constexpr int len = FIRST / 8, mirror = FIRST % 8 - 1;
+    constexpr int k_first = LOG_M - 1 - LOG_E * G - s5_window_base<LOG_M, LOG_E>(G);
+    if constexpr (len >= 1 && len <= k_first + 1 && mirror < len) {
+      window_group<LOG_M, LOG_E, PAIRS, G, len, mirror>(s_key, s_val, key, val);
+    }
+  } else {
+    constexpr int MIDDLE = (FIRST + LAST) / 2;
+    if (shape < MIDDLE) {
+      window_shape<LOG_M, LOG_E, PAIRS, G, FIRST, MIDDLE>(shape, s_key, s_val, key, val);
+    } else {
+      window_shape<LOG_M, LOG_E, PAIRS, G, MIDDLE, LAST>(shape, s_key, s_val, key, val);
+    }
+  }
+}
+
+template <int LOG_M, int LOG_E, bool PAIRS, int G>
+__device__ __forceinline__ void window_groups(const s5_window &w, uint32_t *s_key, uint32_t *s_val,
+                                              uint32_t (&key)[1 << LOG_E],
+                                              uint32_t (&val)[1 << LOG_E]) {
+  if constexpr (G < S5_MAX_WINDOW_GROUPS && LOG_E * G < LOG_M) {
+    if (G < w.groups) {
+      __syncthreads();
+      window_shape<LOG_M, LOG_E, PAIRS, G, 8, 8 * LOG_E + 8>(w.shape[G], s_key, s_val, key, val);
+      window_groups<LOG_M, LOG_E, PAIRS, G + 1>(w, s_key, s_val, key, val);
+    }
+  }
+}
+
+// Loads (STORE false) or stores a thread's keys of one block in the load layout, registers in
+// Gray-code order: each next position is the last XOR one vector, each next word the last plus
+// or minus one. CHECKED: positions past n get the sentinel, or are not written.
+template <int LOG_E, bool PAIRS, bool STORE, bool CHECKED>
+__device__ __forceinline__ void window_move(uint32_t *keys, uint32_t *values, unsigned n,
+                                            uint32_t flip, unsigned pos, unsigned at,
+                                            const unsigned (&reg_pos)[LOG_E],
+                                            const unsigned (&reg_word)[LOG_E], uint32_t *s_key,
+                                            uint32_t *s_val) {
+#pragma unroll
+  for (int g = 0; g < (1 << LOG_E); ++g) {
+    if (g > 0) {
+      const int k = s5_ctz(g);
+      pos ^= reg_pos[k];
+      at = ((g ^ (g >> 1)) >> k) & 1 ? at + reg_word[k] : at - reg_word[k];
+    }
+    if (STORE) {
+      if (!CHECKED || pos < n) {
+        keys[pos] = s_key[at] ^ flip;
+        if (PAIRS) values[pos] = s_val[at];
+      }
+    } else {
+      const bool inside = !CHECKED || pos < n;
+      s_key[at] = (inside ? keys[pos] : ~flip) ^ flip;
+      if (PAIRS) s_val[at] = inside ? values[pos] : 0u;
+    }
+  }
+}
+
+// One window of the network over every block of 2^LOG_M keys: load, the groups, store.
+template <int LOG_M, int LOG_E, bool PAIRS>
+__global__ void __launch_bounds__(1 << (LOG_M - LOG_E), s5_blocks_per_sm(LOG_M - LOG_E))
+    window_pass(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip, int backwards,
+                const s5_window w) {
+  const int LOG_B = LOG_M - LOG_E;
+  extern __shared__ uint32_t shared[];
+  uint32_t *s_key = shared;
+  uint32_t *s_val = shared + s5_pad_words(LOG_M);
+  uint32_t key[1 << LOG_E], val[1 << LOG_E];
+  const unsigned t = threadIdx.x;
+  const int a = w.low_bits, h = w.band_shift, b = w.band_bits;
+  const unsigned block = block_in_order(backwards);
+  const unsigned base = ((block & ((1u << (h - a)) - 1)) << a) | ((block >> (h - a)) << (h + b));
+  if (base >= n) return; // the block's lowest position is past n: so are all the others
+  unsigned pos = base, at = 0, top = base;
+#pragma unroll
+  for (int i = 0; i < LOG_B; ++i) {
+    if ((t >> i) & 1) pos ^= w.pos[i], at += w.word[i];
+    top ^= w.pos[i];
+  }
+  unsigned reg_pos[LOG_E], reg_word[LOG_E];
+#pragma unroll
+  for (int k = 0; k < LOG_E; ++k) {
+    reg_pos[k] = w.pos[LOG_B + k], reg_word[k] = w.word[LOG_B + k];
+    top ^= reg_pos[k];
+  }
+  // top: the block's highest position (every local bit set, the upper half twisted).
+  const bool whole = top < n;
+  if (whole) {
+    window_move<LOG_E, PAIRS, false, false>(keys, values, n, flip, pos, at, reg_pos, reg_word,
+                                            s_key, s_val);
+  } else {
+    window_move<LOG_E, PAIRS, false, true>(keys, values, n, flip, pos, at, reg_pos, reg_word,
+                                           s_key, s_val);
+  }
+  window_groups<LOG_M, LOG_E, PAIRS, 0>(w, s_key, s_val, key, val);
+  __syncthreads();
+  if (whole) {
+    window_move<LOG_E, PAIRS, true, false>(keys, values, n, flip, pos, at, reg_pos, reg_word,
+                                           s_key, s_val);
+  } else {
+    window_move<LOG_E, PAIRS, true, true>(keys, values, n, flip, pos, at, reg_pos, reg_word,
+                                          s_key, s_val);
+  }
+}
+
+// ---- The host: the plan of windows and the launches ----
+
+// Walks the network of next_pow2(n) keys window by window, after the tile sort (sizes 1 ..
+// log_tile): windows in blocks of 2^log_m keys, groups of log_e register bits.
+typedef struct s5_planner {
+  int log_m, log_e, coalesce, log_padded;
+  int next, count; // the next layer of the sequence after the tile sort
+  s5_layer sequence[S5_MAX_SEQUENCE];
+  int16_t end[S5_MAX_SEQUENCE]; // the window that starts at layer i ends before layer end[i]
+} s5_planner;
+
+// The block of a window [from, to): the band is the run of consecutive bits down from the
+// window's highest bit, when that bit is beyond the low part; the other layers then lie in
+// bits 0 .. a-1. Returns 0 if the window does not fit a block (two layers on one bit, or more
+// than log_m bits with bits 0 .. coalesce-1, which every block reads, added).
+static int s5_window_block(const s5_planner *plan, int from, int to, int *a, int *h) {
+  unsigned bits = 0;
+  int top = 0;
+  for (int i = from; i < to; ++i) {
+    const unsigned bit = 1u << plan->sequence[i].bit;
+    if (bits & bit) return 0;
+    bits |= bit;
+    top = plan->sequence[i].bit > top ? plan->sequence[i].bit : top;
+  }
+  if (s5_popcount(bits | ((1u << plan->coalesce) - 1)) > plan->log_m) return 0;
+  *a = plan->log_m, *h = plan->log_m;
+  if (top >= plan->log_m) {
+    *h = top;
+    while (*h > 0 && ((bits >> (*h - 1)) & 1)) --*h;
+    *a = plan->log_m - (top - *h + 1);
+  }
+  return 1;
+}
+
+// The plan: the longest window that fits, each in turn (the fewest passes).
+static void s5_plan_start(s5_planner *plan, unsigned padded, int log_tile, int log_m, int log_e,
+                          int coalesce) {
+  plan->log_m = log_m, plan->log_e = log_e, plan->coalesce = coalesce;
+  plan->log_padded = log2_of_pow2(padded);
+  plan->next = 0, plan->count = 0;
+  for (int s = log_tile + 1; s <= plan->log_padded; ++s) {
+    for (int bit = s - 1; bit >= 0; --bit) {
+      plan->sequence[plan->count].bit = (int8_t)bit;
+      plan->sequence[plan->count].mirror = (int8_t)(bit == s - 1);
+      ++plan->count;
+    }
+  }
+  // A longer window may fit where a shorter one does not: the coalescing bits come free once the
+  // window reaches bit 0.
+  for (int from = 0; from < plan->count; from = plan->end[from]) {
+    plan->end[from] = (int16_t)(from + 1);
+    for (int to = from + 1; to <= plan->count && to - from <= log_m; ++to) {
+      int a = 0, h = 0;
+      if (s5_window_block(plan, from, to, &a, &h)) plan->end[from] = (int16_t)to;
+    }
+  }
+}
+
+// The next window of the plan into *w: 1, or 0 when the network is done.
+static int s5_plan_next(s5_planner *plan, s5_window *w) {
+  const int log_m = plan->log_m, log_e = plan->log_e;
+  if (plan->next >= plan->count) return 0;
+  const int from = plan->next, to = plan->end[from];
+  plan->next = to;
+  int a = 0, h = 0;
+  s5_window_block(plan, from, to, &a, &h);
+  w->low_bits = (int8_t)a, w->band_shift = (int8_t)h, w->band_bits = (int8_t)(log_m - a);
+  // Local bits: layer i on local bit log_m-1-i; the block's other positions, lowest first, on
+  // local bits 0, 1, ...
+  int local_of[32];
+  for (int p = 0; p < 32; ++p) local_of[p] = -1;
+  for (int i = from; i < to; ++i) local_of[plan->sequence[i].bit] = log_m - 1 - (i - from);
+  int next_local = 0;
+  int position_of_load_bit[S5_MAX_LOCAL_BITS] = {0};
+  int held = 0;
+  for (int p = 0; p < 32 && held < log_m; ++p) {
+    if (p < a || (p >= h && p < h + log_m - a)) {
+      if (local_of[p] < 0) local_of[p] = next_local++;
+      position_of_load_bit[held++] = p; // the load layout takes positions in order
+    }
+  }
+  const unsigned middle = ((1u << h) - 1) & ~((1u << a) - 1);
+  for (int i = 0; i < log_m; ++i) {
+    const int p = position_of_load_bit[i];
+    int mirror_here = 0;
+    for (int j = from; j < to; ++j) {
+      mirror_here |= plan->sequence[j].mirror && plan->sequence[j].bit == p;
+    }
+    w->pos[i] = (1u << p) ^ (mirror_here ? middle : 0u);
+    w->word[i] = (uint16_t)s5_pad(1u << local_of[p]);
+  }
+  // Groups of log_e layers in order, and where the mirror falls.
+  int mirror = -1;
+  for (int i = from; i < to; ++i) {
+    if (plan->sequence[i].mirror) mirror = i - from;
+  }
+  const int layers = to - from;
+  w->groups = (int8_t)((layers + log_e - 1) / log_e);
+  for (int g = 0; g < w->groups; ++g) {
+    const int len = layers - g * log_e < log_e ? layers - g * log_e : log_e;
+    const int m = mirror >= g * log_e && mirror < g * log_e + len ? mirror - g * log_e : -1;
+    w->shape[g] = (int8_t)(8 * len + 1 + m);
+  }
+  return 1;
+}
+
+// Launches one window over all blocks of 2^LOG_M keys (one block when the network is smaller).
+template <int LOG_M, int LOG_E, bool PAIRS>
+static gl_status launch_window(const s5_window *w, uint32_t *keys, uint32_t *values, unsigned n,
+                               unsigned padded, uint32_t flip, int backwards) {
+  const unsigned blocks = padded > (1u << LOG_M) ? padded >> LOG_M : 1u;
+  const size_t shared_bytes = (PAIRS ? 2u : 1u) * (size_t)s5_pad_words(LOG_M) * sizeof(uint32_t);
+  static int raised = 0; // per instantiation: more than 48 KB needs the opt-in once
+  if (!raised && shared_bytes > 48 * 1024) {
+    LAB_CHECK(cudaFuncSetAttribute(window_pass<LOG_M, LOG_E, PAIRS>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
+    raised = 1;
+  }
+  window_pass<LOG_M, LOG_E, PAIRS><<<blocks, 1u << (LOG_M - LOG_E), shared_bytes>>>(
+      keys, values, n, flip, backwards, *w);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
+// Launches the tile sort over the tiles below n.
+template <int LOG_T, int LOG_E, bool PAIRS>
+static gl_status launch_tile(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip) {
+  const unsigned tiles = (n + (1u << LOG_T) - 1) >> LOG_T;
+  const size_t shared_bytes = (PAIRS ? 2u : 1u) * (size_t)s5_pad_words(LOG_T) * sizeof(uint32_t);
+  static int raised = 0;
+  if (!raised && shared_bytes > 48 * 1024) {
+    LAB_CHECK(cudaFuncSetAttribute(tile_sort_pass<LOG_T, LOG_E, PAIRS>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
+    raised = 1;
+  }
+  tile_sort_pass<LOG_T, LOG_E, PAIRS><<<tiles, 1u << (LOG_T - LOG_E), shared_bytes>>>(
+      keys, values, n, flip);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
+// Runs step 5 with one shape: the tile sort in blocks of 2^LOG_T keys (groups of E_T register
+// bits), then windows in blocks of 2^LOG_M keys (groups of LOG_E bits) that hold position bits
+// 0 .. coalesce-1 at least. For n = 2^24 keys, (14, 5, 14, 5) and coalesce 4: 17 passes.
+template <int LOG_T, int E_T, int LOG_M, int LOG_E, bool PAIRS>
+static gl_status sort_step5_shaped(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip,
+                                   int coalesce) {
+  // Every window's mirror then flips all the bits its block holds (sizes past LOG_M - 1 only).
+  static_assert(LOG_T >= LOG_M - 1, "the tile sort must cover sizes up to LOG_M - 1");
+  s5_planner plan;
+  s5_window w;
+  const unsigned padded = next_pow2(n);
+  GL_TRY((launch_tile<LOG_T, E_T, PAIRS>(keys, values, n, flip)));
+  s5_plan_start(&plan, padded, LOG_T, LOG_M, LOG_E, coalesce);
+  for (int backwards = 1; s5_plan_next(&plan, &w); backwards = !backwards) {
+    // Serpentine order, as in step 4 (the tile sort went forwards).
+    GL_TRY((launch_window<LOG_M, LOG_E, PAIRS>(&w, keys, values, n, padded, flip, backwards)));
+  }
+  return GL_OK;
+}
+
+// Keys: blocks of 2^14 keys, 512 threads x 32 keys, 66 KB of shared memory (two blocks per
+// SM); the longest windows whose blocks hold 4 low bits (64-byte pieces): the fastest plan
+// measured on an H100 (devbench bitonic5, round 4). Pairs: blocks of 2^13 pairs, 512 threads x
+// 16 pairs, 66 KB for keys and values, the longest windows with 3 low bits.
+gl_status bitonic_step5(uint32_t *keys, uint32_t *values, unsigned n, int descending) {
+  const uint32_t flip = descending ? 0xFFFFFFFFu : 0u;
+  if (values == NULL) {
+    return sort_step5_shaped<14, 5, 14, 5, false>(keys, NULL, n, flip, 4);
+  }
+  return sort_step5_shaped<13, 4, 13, 4, true>(keys, values, n, flip, 3);
 }
