@@ -33,7 +33,10 @@ constexpr double kRelTol = 1e-12;
 // Element-wise relative agreement is not a sound demand for them: contracts near the maximum age
 // give values of ~1e-15 from stiff recurrences (mortality ~6/year against steps of one year),
 // where one rounding difference (an FMA on the GPU, a libm ulp) is amplified past 1e-12 of
-// such a tiny value while it is ~1e-27 of the largest. The reserves keep the element-wise test.
+// such a tiny value while it is ~1e-27 of the largest. The reserves keep the element-wise test
+// too, with the same floor: a reserve that is a cancellation residue (-8.0e-14 where the others
+// are of order one, on the H100 for a random contract: 2.5e-12 apart, one rounding) is zero to
+// 1e-12 of the largest, while a reserve of the order of the largest is held to about 2e-12 of itself.
 double MiddleAbsTol(const std::vector<double> &expected) {
   double largest = 0.0;
   for (double v : expected) largest = std::max(largest, std::fabs(v));
@@ -158,7 +161,8 @@ TEST_P(OdeLadder, MatchesTheCpuReference) {
       std::vector<double> want(ode_year_count(&c.p), NAN), reserves(want.size(), NAN);
       GL_ASSERT_OK(ode_ref_outer(&c.p, expected.data(), want.data()));
       GL_ASSERT_OK(ode_run(step, &c.p, block, reserves.data()));
-      ASSERT_TRUE(gl::ArraysNear(want, reserves, kRelTol, 0.0)) << "reserves V(t), t = index";
+      ASSERT_TRUE(gl::ArraysNear(want, reserves, kRelTol, MiddleAbsTol(want)))
+          << "reserves V(t), t = index";
       // The known contract only: a random one may also draw x = 35 and single steps.
       if (c.p.x == 35 && c.p.r == 65.0 && c.p.g == 10.0 && c.p.h1 == 1 && c.p.h2 == 1 &&
           c.p.h3 == 1) {
