@@ -34,9 +34,9 @@ constexpr double kRelTol = 1e-12;
 // give values of ~1e-15 from stiff recurrences (mortality ~6/year against steps of one year),
 // where one rounding difference (an FMA on the GPU, a libm ulp) is amplified past 1e-12 of
 // such a tiny value while it is ~1e-27 of the largest. The reserves keep the element-wise test
-// too, with the same floor: a reserve that is a cancellation residue (-8.0e-14 where the others
-// are of order one, on the H100 for a random contract: 2.5e-12 apart, one rounding) is zero to
-// 1e-12 of the largest, while a reserve of the order of the largest is held to about 2e-12 of itself.
+// with the same floor: a reserve that is a cancellation residue (-8.0e-14 beside others of
+// order one, on the H100 for a random contract: 2.5e-12 of itself apart, one rounding) is zero
+// to 1e-12 of the largest; one of the order of the largest is held to about 2e-12 of itself.
 double MiddleAbsTol(const std::vector<double> &expected) {
   double largest = 0.0;
   for (double v : expected) largest = std::max(largest, std::fabs(v));
