@@ -154,13 +154,6 @@ function(gpulabs_add_test_executable name source)
   # as races between blocks and look-backs need, without oversubscribing the machine (with 16
   # tests of 16 threads each, radix sort's step 2 timed out on a 16-core machine).
   set(environment "GPULABS_TEST_TIMEOUT=${watchdog}")
-  # Correctness programs and their lab workers wait for the GPU asleep rather than spinning
-  # (grader/shim/gltest.cpp): the grader runs a core's worth of them at once, each with its
-  # worker, and spinning waiters would take the cores the others' CPU work needs. Performance
-  # programs (SERIAL) keep CUDA's spinning wait, the quickest to notice the end of a timed call.
-  if(LAB_BACKEND STREQUAL "cuda" AND NOT ARG_SERIAL AND "gpu" IN_LIST ARG_LABELS)
-    list(APPEND environment "GPULABS_BLOCKING_SYNC=1")
-  endif()
   set(processors 1)
   if(LAB_BACKEND STREQUAL "sim" AND "gpu" IN_LIST ARG_LABELS)
     list(APPEND environment "GPULABS_MAX_N=${GPULABS_SIM_MAX_N}" "GPULABS_SIM_THREADS=2")

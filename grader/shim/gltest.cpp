@@ -336,14 +336,6 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
-#ifndef GPULABS_SIM
-  // Set for correctness programs (cmake/GpulabsLab.cmake): wait for the GPU asleep. Before any
-  // other CUDA call, so the context is made with it; without a GPU the call fails, harmlessly.
-  const char *blocking = getenv("GPULABS_BLOCKING_SYNC");
-  if (blocking != nullptr && strcmp(blocking, "1") == 0) {
-    if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
-  }
-#endif
   unsigned timeout_s = 0;
   if (const char *text = getenv("GPULABS_TEST_TIMEOUT")) timeout_s = (unsigned)strtoul(text, nullptr, 10);
   if (timeout_s > 0) signal(SIGALRM, OnWatchdog);
