@@ -152,6 +152,17 @@ void SweepPairs(bitonic_step step, int block_size) {
   }
 }
 
+// The large sizes of the fixed-shape steps (4 and 5): 2^24 keys ascending, then 2^24 - 5
+// descending with few unique keys; pairs at 2^24 - 5.
+void CheckLargeKeys(bitonic_step step) {
+  CheckKeys(step, 0, gl::CapSize((size_t)1 << 24), BITONIC_ASCENDING, GL_DIST_UNIFORM);
+  if (::testing::Test::HasFatalFailure()) return;
+  CheckKeys(step, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING, GL_DIST_FEW_UNIQUE);
+}
+void CheckLargePairs(bitonic_step step) {
+  CheckPairs(step, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING, GL_DIST_UNIFORM);
+}
+
 }  // namespace
 
 class BitonicSortStep2 : public GpuTest {};
@@ -192,16 +203,8 @@ TEST_F(BitonicSortStep3, LargeKeys) {
 // ---- Step 4: registers and shuffles, fixed shapes ----
 TEST_F(BitonicSortStep4, Keys) { SweepKeys(BITONIC_STEP_REGISTERS, 0); }
 TEST_F(BitonicSortStep4, Pairs) { SweepPairs(BITONIC_STEP_REGISTERS, 0); }
-TEST_F(BitonicSortStep4, LargeKeys) {
-  CheckKeys(BITONIC_STEP_REGISTERS, 0, gl::CapSize((size_t)1 << 24), BITONIC_ASCENDING, GL_DIST_UNIFORM);
-  if (HasFatalFailure()) return;
-  CheckKeys(BITONIC_STEP_REGISTERS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
-            GL_DIST_FEW_UNIQUE);
-}
-TEST_F(BitonicSortStep4, LargePairs) {
-  CheckPairs(BITONIC_STEP_REGISTERS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
-             GL_DIST_UNIFORM);
-}
+TEST_F(BitonicSortStep4, LargeKeys) { CheckLargeKeys(BITONIC_STEP_REGISTERS); }
+TEST_F(BitonicSortStep4, LargePairs) { CheckLargePairs(BITONIC_STEP_REGISTERS); }
 
 // ---- Step 5 (bonus): windows of layers in blocks of 2^14 keys, fixed shapes ----
 TEST_F(BitonicSortStep5, Keys) { SweepKeys(BITONIC_STEP_WINDOWS, 0); }
@@ -222,16 +225,8 @@ TEST_F(BitonicSortStep5, EveryPowerOfTwo) {
     if (HasFatalFailure()) return;
   }
 }
-TEST_F(BitonicSortStep5, LargeKeys) {
-  CheckKeys(BITONIC_STEP_WINDOWS, 0, gl::CapSize((size_t)1 << 24), BITONIC_ASCENDING, GL_DIST_UNIFORM);
-  if (HasFatalFailure()) return;
-  CheckKeys(BITONIC_STEP_WINDOWS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
-            GL_DIST_FEW_UNIQUE);
-}
-TEST_F(BitonicSortStep5, LargePairs) {
-  CheckPairs(BITONIC_STEP_WINDOWS, 0, gl::CapSize(((size_t)1 << 24) - 5), BITONIC_DESCENDING,
-             GL_DIST_UNIFORM);
-}
+TEST_F(BitonicSortStep5, LargeKeys) { CheckLargeKeys(BITONIC_STEP_WINDOWS); }
+TEST_F(BitonicSortStep5, LargePairs) { CheckLargePairs(BITONIC_STEP_WINDOWS); }
 
 // ---- Argument checks (no points; they pass on the stub too) ----
 TEST(BitonicSortApi, StepNames) {
