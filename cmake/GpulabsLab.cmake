@@ -163,9 +163,6 @@ function(gpulabs_add_test_executable name source)
   if(GPULABS_GRADER_SHARDS GREATER 0 AND NOT "grader" IN_LIST ARG_LABELS AND
      ("correctness" IN_LIST ARG_LABELS OR "performance" IN_LIST ARG_LABELS))
     set(shards ${GPULABS_GRADER_SHARDS})
-    if(name IN_LIST GPULABS_GRADER_WIDE)
-      math(EXPR shards "${shards} * 2")
-    endif()
     if(ARG_SERIAL OR "cpu" IN_LIST ARG_LABELS) # CPU-only programs are quick: one process
       set(shards 1)
     endif()
