@@ -13,13 +13,6 @@ extern "C" {
  * for a process ended by signal n, or -1 when it could not be started (the log says why). */
 int run_logged(char *const argv[], const char *log_path);
 
-/* run_logged in two halves, for a tool that runs while the grader does other work: starts argv
- * with `env` (NULL-terminated "NAME=value" strings, or NULL) added to its environment, and
- * returns its pid (-1 when it could not be started: the log says why); finish_logged waits for
- * it and returns what run_logged would. */
-int start_logged(char *const argv[], const char *log_path, char *const env[]);
-int finish_logged(int pid);
-
 /* Runs argv and returns all it wrote on stdout (stderr is dropped), or NULL when it could not
  * run or exited with a non-zero status. */
 char *run_capture(char *const argv[], size_t *length);

@@ -172,8 +172,6 @@ static int configure(const grade_options *opt, const char *source_dir, const cha
    * many test cases each (run_ctest), which an instructor may change with --cmake-arg. A
    * student's tree graded in place keeps one process per test case, as the student's ctest. */
   if (opt->submission != NULL) sl_push(&args, "-DGPULABS_GRADER_SHARDS=" GRADER_SHARDS);
-  /* And its workers are built beside the tests (build_beside_tests). */
-  if (opt->submission != NULL) sl_push(&args, "-DGPULABS_GRADER_COPY=ON");
   for (size_t i = 0; i < opt->configure_args.count; i++) sl_push(&args, opt->configure_args.items[i]);
   sl_push(&args, "-DLAB_IMPL=labs");
   /* Each grade starts with the student's own code everywhere (use_dependencies). */
@@ -245,14 +243,12 @@ static void ctest_command(strlist *args, const grade_options *opt, const char *b
   for (size_t i = 0; more[i] != NULL; i++) sl_push(args, more[i]);
 }
 
-/* One CTest run: `select` holds its -L/-LE/-R options (NULL-terminated), `env` more variables
- * for its tests (or NULL). ctest_start starts it and returns its pid (-1: not started);
- * ctest_collect waits for it and appends the JUnit file's tests to `found`, with the statuses
- * CTest's console log adds, not yet classified; the JUnit text is kept in *xml_out when asked
- * for. 0, or -1 with the cause in `why`. ctest_once does both. */
-static int ctest_start(const grade_options *opt, const char *build_dir, char *const select[],
-                       int parallel, const char *junit_path, const char *log_path,
-                       char *const env[]) {
+/* One CTest run: `select` holds its -L/-LE/-R options (NULL-terminated); the JUnit file's tests
+ * are appended to `found`, with the statuses CTest's console log adds, not yet classified. The
+ * JUnit text is kept in *xml_out when asked for. 0, or -1 with the cause in `why`. */
+static int ctest_once(const grade_options *opt, const char *build_dir, char *const select[],
+                      int parallel, const char *junit_path, const char *log_path,
+                      test_list *found, strbuf *why, char **xml_out) {
   char jobs[16];
   snprintf(jobs, sizeof jobs, "%d", parallel ? opt->jobs : 1);
   strlist args;
@@ -265,14 +261,8 @@ static int ctest_start(const grade_options *opt, const char *build_dir, char *co
   sl_push_owned(&args, NULL);
   remove(junit_path);
   remove(log_path);
-  int pid = start_logged(args.items, log_path, env);
+  int status = run_logged(args.items, log_path);
   sl_free(&args);
-  return pid;
-}
-
-static int ctest_collect(int pid, const char *junit_path, const char *log_path,
-                         test_list *found, strbuf *why, char **xml_out) {
-  int status = finish_logged(pid);
   size_t length = 0;
   char *xml = read_file(junit_path, &length);
   if (xml == NULL) {
@@ -295,13 +285,6 @@ static int ctest_collect(int pid, const char *junit_path, const char *log_path,
   if (xml_out) *xml_out = xml;
   else free(xml);
   return 0;
-}
-
-static int ctest_once(const grade_options *opt, const char *build_dir, char *const select[],
-                      int parallel, const char *junit_path, const char *log_path,
-                      test_list *found, strbuf *why, char **xml_out) {
-  int pid = ctest_start(opt, build_dir, select, parallel, junit_path, log_path, NULL);
-  return ctest_collect(pid, junit_path, log_path, found, why, xml_out);
 }
 
 /* A regular expression for CTest's -R that matches exactly these test names. */
@@ -678,93 +661,6 @@ static void lab_reset(lab_result *lab) {
 }
 
 /* Which of `labs` a test is labelled with (`labels` as ctest_names gives them), or -1. */
-/* Every lab built (one parallel build, then each lab's for its status and log) and audited;
- * build_notes[i] gets lab i's "did not build; ..." note (the labs it uses may change that). */
-static void build_labs(const grade_options *opt, grade_report *report, const char *logs,
-                       char **build_notes) {
-  build_all_labs(opt, report, logs);
-  for (size_t i = 0; i < report->n_labs; i++) {
-    lab_result *lab = &report->labs[i];
-    if (lab->state != LAB_GRADED) continue;
-    double began = now_seconds();
-    lab_build(opt, report, lab, logs);
-    lab->seconds += now_seconds() - began;
-    build_notes[i] = lab->note;
-    lab->note = NULL;
-  }
-}
-
-/* A submission in the grader's own copy of the course (GPULABS_GRADER_COPY, where the test
- * programs do not build the lab workers): the graded labs' test programs, which hold no
- * student code, are built first; then the submission's workers are built while the correctness
- * tests already run, each test program waiting until its own worker is linked (proxy.c,
- * wait_for_build). On an H100 a submission's build is about 20 s, nearly all of it one file,
- * while the other labs' tests could run. Before the build every graded lab's worker is removed, so
- * that no earlier submission's worker runs. Returns the gate file (the grader removes it when
- * the build has ended), or NULL to build and test one after the other. */
-static char *build_beside_tests(const grade_options *opt, grade_report *report,
-                                const char *logs) {
-  if (opt->submission == NULL) return NULL;
-  char *copy = cmake_cache_get(report->build_dir, "GPULABS_GRADER_COPY");
-  const int grader_copy = copy != NULL && strcmp(copy, "ON") == 0;
-  free(copy);
-  if (!grader_copy) return NULL;
-  /* The graded labs' test programs (every lab's in one target when all are graded). */
-  char jobs[16];
-  snprintf(jobs, sizeof jobs, "%d", opt->jobs);
-  strlist args;
-  sl_init(&args);
-  sl_push(&args, opt->cmake);
-  sl_push(&args, "--build");
-  sl_push(&args, report->build_dir);
-  sl_push(&args, "--parallel");
-  sl_push(&args, jobs);
-  sl_push(&args, "--target");
-  size_t graded = 0;
-  for (size_t i = 0; i < report->n_labs; i++) graded += report->labs[i].state == LAB_GRADED;
-  if (graded == opt->all_labs.count) sl_push(&args, "lab_all_test_programs");
-  for (size_t i = 0; i < report->n_labs && graded != opt->all_labs.count; i++) {
-    if (report->labs[i].state != LAB_GRADED) continue;
-    sl_push_owned(&args, xasprintf("lab_%s_test_programs", report->labs[i].lab));
-  }
-  sl_push_owned(&args, NULL);
-  char *log = path_join(logs, "build-test-programs.log");
-  remove(log);
-  int status = 1;
-  if (graded > 0) {
-    progress(opt, "building the test programs");
-    double t = now_seconds();
-    status = run_logged(args.items, log);
-    report->phase[PHASE_BUILD] += now_seconds() - t;
-  }
-  sl_free(&args);
-  free(log);
-  if (status != 0) return NULL; /* each lab's own build then says what failed */
-  for (size_t i = 0; i < report->n_labs; i++) {
-    if (report->labs[i].state != LAB_GRADED) continue;
-    char *rel = xasprintf("gpulabs-workers/%s", report->labs[i].lab);
-    char *list = path_join(report->build_dir, rel);
-    char *worker = read_file(list, NULL);
-    if (worker != NULL) {
-      worker[strcspn(worker, "\n")] = '\0';
-      char *stamp = xasprintf("%s.built", worker);
-      if (worker[0] != '\0') remove(worker);
-      remove(stamp);
-      free(stamp);
-    }
-    free(worker);
-    free(list);
-    free(rel);
-  }
-  char *gate = path_join(report->build_dir, "gpulabs-building");
-  static const char note[] = "the grader is building the lab workers\n";
-  if (write_file_atomic(gate, note, sizeof note - 1) != 0) {
-    free(gate);
-    return NULL;
-  }
-  return gate;
-}
-
 static long lab_of(const char *labels, lab_result *const *labs, size_t n) {
   for (const char *p = labels; *p;) {
     while (*p == ' ') p++;
@@ -784,7 +680,7 @@ static long lab_of(const char *labels, lab_result *const *labs, size_t n) {
  * a test program and read the list another is writing, and then fail. Each test's lab comes
  * from its labels. */
 static void correctness_together(const grade_options *opt, grade_report *report,
-                                 const char *logs, const char *gate, char **build_notes) {
+                                 const char *logs) {
   size_t n = 0;
   lab_result **labs = xcalloc(report->n_labs + 1, sizeof *labs);
   strbuf regex;
@@ -820,19 +716,7 @@ static void correctness_together(const grade_options *opt, grade_report *report,
   strbuf why;
   sb_init(&why);
   char *xml = NULL;
-  /* With a gate, the labs are built while their tests already run (build_beside_tests). */
-  char *gate_env = gate ? xasprintf("GPULABS_BUILD_GATE=%s", gate) : NULL;
-  char *env[] = {gate_env, NULL};
-  int pid = ctest_start(opt, report->build_dir, select, 1, junit, log, env);
-  double beside = 0;
-  if (gate != NULL) {
-    double b = now_seconds();
-    build_labs(opt, report, logs, build_notes);
-    remove(gate);
-    beside = now_seconds() - b;
-  }
-  int rc = ctest_collect(pid, junit, log, &found, &why, &xml);
-  free(gate_env);
+  int rc = ctest_once(opt, report->build_dir, select, 1, junit, log, &found, &why, &xml);
   if (rc == 0 && report->sandbox == NULL) report->sandbox = sandbox_layers(xml);
   free(xml);
   /* Each lab's tests, in CTest's order, and its seconds: what its test processes took. */
@@ -847,7 +731,6 @@ static void correctness_together(const grade_options *opt, grade_report *report,
                                                  "it was left out", found.items[i].name));
       continue;
     }
-    if (labs[k]->state != LAB_GRADED) continue; /* it did not build: its items say so */
     labs[k]->seconds += found.items[i].seconds;
     labs[k]->phase[PHASE_CORRECTNESS] += found.items[i].seconds;
     labs_time += found.items[i].seconds;
@@ -856,10 +739,6 @@ static void correctness_together(const grade_options *opt, grade_report *report,
   }
   for (size_t k = 0; k < n; k++) {
     lab_result *lab = labs[k];
-    if (lab->state != LAB_GRADED) {
-      tests_free(&mine[k]);
-      continue;
-    }
     if (rc != 0) {
       lab_not_graded(lab, xasprintf("the correctness tests could not be run: %s", why.data));
       report_not_run(report, lab);
@@ -901,10 +780,9 @@ static void correctness_together(const grade_options *opt, grade_report *report,
     tests_free(&mine[k]);
   }
   gpu_lock_release(lock);
-  /* The report's phase is the wall time after the build that ran beside the tests, if any
-   * (grade_run adds the labs' phases to it, which here overlap); each lab's the seconds its
-   * processes ran. */
-  report->phase[PHASE_CORRECTNESS] += now_seconds() - t - labs_time - beside;
+  /* The report's phase is the wall time (grade_run adds the labs' phases to it, which here
+   * overlap); each lab's the seconds its processes ran. */
+  report->phase[PHASE_CORRECTNESS] += now_seconds() - t - labs_time;
   free(mine);
   tests_free(&found);
   sb_free(&why);
@@ -1181,10 +1059,17 @@ int grade_run(const grade_options *opt, grade_report *report) {
    * then every lab's correctness tests side by side, all with the student's own code. */
   char **build_notes = xcalloc(report->n_labs + 1, sizeof *build_notes);
   if (ready) {
-    char *gate = build_beside_tests(opt, report, logs);
-    if (gate == NULL) build_labs(opt, report, logs, build_notes);
-    correctness_together(opt, report, logs, gate, build_notes);
-    free(gate);
+    build_all_labs(opt, report, logs);
+    for (size_t i = 0; i < report->n_labs; i++) {
+      lab_result *lab = &report->labs[i];
+      if (lab->state != LAB_GRADED) continue;
+      double began = now_seconds();
+      lab_build(opt, report, lab, logs);
+      lab->seconds += now_seconds() - began;
+      build_notes[i] = lab->note; /* "did not build; ...": the labs it uses may change that */
+      lab->note = NULL;
+    }
+    correctness_together(opt, report, logs);
   }
   /* Then lab by lab: the labs it uses (a lab tested with a used lab that failed is built and
    * tested again against the reference), its performance tests, its scores. */

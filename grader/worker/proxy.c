@@ -620,28 +620,10 @@ void gl_worker_stop(void) {
   pthread_mutex_unlock(&g.lock);
 }
 
-/* GPULABS_BUILD_GATE=<file>: the grader started the tests while it still builds the workers
- * (grader/README.md, "How the tests run"). The program waits here, before its first test, until
- * the worker is linked ("<worker>.built", written by the build after the link) or the grader
- * removed <file> (its build ended; a worker that did not build then fails the tests that start
- * it). Bounded, in case a grader died without removing it. */
-static void wait_for_build(const char *path) {
-  const char *gate = getenv("GPULABS_BUILD_GATE");
-  if (gate == NULL || gate[0] == '\0') return;
-  char stamp[4096];
-  snprintf(stamp, sizeof stamp, "%s.built", path);
-  const struct timespec pause = {0, 20 * 1000 * 1000};
-  for (int i = 0; i < 50 * 60 * 30; i++) { /* 20 ms at a time, 30 minutes at most */
-    if (access(stamp, F_OK) == 0 || access(gate, F_OK) != 0) return;
-    nanosleep(&pause, NULL);
-  }
-}
-
 void gl_worker_early(const char *path) {
   pthread_mutex_lock(&g.lock);
   if (g.path == NULL) g.path = path;
   pthread_mutex_unlock(&g.lock);
-  wait_for_build(path);
   const char *early = getenv("GPULABS_WORKER_EARLY");
   if (early == NULL || early[0] == '\0' || strcmp(early, "0") == 0) return;
   pthread_mutex_lock(&g.lock);

@@ -84,8 +84,7 @@ void gl_worker_test_start(void);
  * gl_worker_ping starts when none runs yet. Debugging: when GPULABS_WORKER_EARLY is set (and
  * not "0"), it also starts the worker now, before this process touches CUDA: cuda-gdb follows a
  * child (follow-fork-mode child) only of a process that has not. On the CPU backend every test
- * case gets a fresh worker, so that is not needed there. Under the grader's GPULABS_BUILD_GATE
- * it first waits until the worker has been built (proxy.c, wait_for_build). */
+ * case gets a fresh worker, so that is not needed there. */
 void gl_worker_early(const char *path);
 /* A GPU error the worker reported after a call (its cudaDeviceSynchronize or
  * cudaGetLastError), taken once: 0 when none. gltest's DeviceOk reports it. */
