@@ -4,6 +4,9 @@
 // Rows: step "1-cpu" (the iterative CPU reference, small n only), "2-global", "3-shared",
 // "4-registers", "5-windows" (the bonus step), "cub-merge", "cub-radix". Bytes per row: 8 per
 // key (each key read and written once, the least any sort moves). The "vs CUB" column is cub-merge's time over the row's time.
+// A step's limit (%limit) is its own passes at the copy bandwidth: every kernel of a bitonic
+// step reads and writes the whole array, so its passes are the kernels one call launches
+// (lb_count_launches, with CUPTI), plus the restore copy timed with it.
 // In-place sorts (bitonic, CUB merge) restore their input with one device copy inside each
 // timed call (counted, as in the performance test); CUB radix sort writes another buffer and is
 // timed alone.
@@ -144,7 +147,7 @@ double time_gpu(const lb_options *opt, gl_timed_fn fn, gpu_job *job, uint32_t *h
 }
 
 void emit(const lb_options *opt, const char *step, size_t n, int block, double ms,
-          double merge_ms) {
+          double merge_ms, double moved_bytes = 0) {
   gl_bench_row row;
   memset(&row, 0, sizeof row);
   row.lab = "bitonic_sort";
@@ -155,6 +158,7 @@ void emit(const lb_options *opt, const char *step, size_t n, int block, double m
   row.bytes = 8.0 * (double)n;
   row.copy_gbps = opt->copy_gbps;
   row.yardstick_ms = merge_ms;
+  row.moved_bytes = moved_bytes;
   lb_emit(opt, &row);
 }
 
@@ -231,8 +235,13 @@ int bench_size(const lb_options *opt, size_t n) {
       job.step = step;
       job.block_size = blocks[b];
       double ms = time_gpu(opt, run_bitonic, &job, host_work, what);
-      if (ms < 0) failed = 1;
-      else if (ms > 0) emit(opt, bitonic_step_name(step), n, blocks[b], ms, merge_ms);
+      if (ms < 0) {
+        failed = 1;
+      } else if (ms > 0) {
+        const long passes = lb_count_launches(run_bitonic, &job);
+        const double moved = passes > 0 ? (double)(passes + 1) * 8.0 * (double)n : 0.0;
+        emit(opt, bitonic_step_name(step), n, blocks[b], ms, merge_ms, moved);
+      }
     }
   }
   bitonic_yardstick_release();

@@ -9,6 +9,7 @@
 
 #include "gpulabs/bench.h"
 #include "gpulabs/device.h"
+#include "gpulabs/timer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,13 @@ void lb_progress(int done, int total, const char *what);
 /* How many copies of an input of `bytes` to rotate through so that the timed loop does not
  * measure L2 hits: enough to exceed twice the L2 size, at least 1, at most 64. */
 int lb_rotation(const lb_options *opt, size_t bytes);
+
+/* The kernels one call of fn launches (the device synchronised before and after), counted by
+ * CUPTI's launch callbacks; -1 where this build has no CUPTI, where another tool holds it
+ * (compute-sanitizer, ncu) or where the call failed. For a sort whose every kernel reads and
+ * writes the whole array (bitonic sort's steps), the passes its method makes, so that its limit
+ * is passes x bytes a pass at the copy bandwidth, whatever the step's plan. */
+long lb_count_launches(gl_timed_fn fn, void *context);
 
 /* True when `step` (a number or a name) is selected by opt->step. */
 int lb_step_selected(const lb_options *opt, int number, const char *name);
