@@ -10,7 +10,7 @@
 
 #ifdef GPULABS_LABBENCH_CUPTI
 #include <cuda_runtime_api.h>
-#include <cupti.h>
+#include "gpulabs/launch_callbacks.h"
 
 /* Launches seen through the runtime's API and through the driver's: a launch may be reported by
  * either or both, so the larger count is the call's. */
@@ -25,27 +25,10 @@ static void CUPTIAPI on_launch(void *user, CUpti_CallbackDomain domain, CUpti_Ca
 }
 
 long lb_count_launches(gl_timed_fn fn, void *context) {
-  static const CUpti_CallbackId runtime[] = {
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
-  static const CUpti_CallbackId driver[] = {
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
   CUpti_SubscriberHandle subscriber;
   if (cudaDeviceSynchronize() != cudaSuccess) return -1;
   if (cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)on_launch, NULL) != CUPTI_SUCCESS) return -1;
-  for (size_t i = 0; i < sizeof runtime / sizeof runtime[0]; i++) {
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime[i]);
-  }
-  for (size_t i = 0; i < sizeof driver / sizeof driver[0]; i++) {
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver[i]);
-  }
+  gl_enable_launch_callbacks(subscriber);
   launches[0] = launches[1] = 0;
   gl_status status = fn(context);
   cudaError_t err = cudaDeviceSynchronize();
