@@ -71,7 +71,7 @@ function(gpulabs_add_lab lab)
     if(LAB_BACKEND STREQUAL "cuda")
       # Not --split-compile, though it cut a submission's build by a few seconds: nvcc's help
       # says it has little effect on the code, but it made bitonic sort's step 5 twice as slow
-      # on the H100 (1.97 ms at 2^24 against 0.98; 2026-11-26).
+      # (2^24 keys, one run on an H200: 1.84 ms against 0.87; docs/results, 2026-11-26 run 18).
       set_source_files_properties("${exercise}" PROPERTIES COMPILE_OPTIONS "-g")
     endif()
   endforeach()
