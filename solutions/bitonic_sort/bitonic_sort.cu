@@ -954,37 +954,63 @@ __device__ __forceinline__ void window_group(uint32_t *s_key, uint32_t *s_val,
   group_move<LOG_E, PAIRS, true, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
 }
 
-// Runs group G as shape `shape`, one of FIRST .. LAST - 1: a binary search over the compiled
-// shapes (8 * layers + 1 + mirror index), each straight-line code.
-template <int LOG_M, int LOG_E, bool PAIRS, int G, int FIRST, int LAST>
+// The shapes (8 * layers + 1 + mirror index) that group g of a window takes in some plan, as
+// bits of a mask. Only those are compiled: all 98 shapes took cicc ~12 s more than these 26.
+typedef struct s5_shape_set {
+  uint64_t group[S5_MAX_WINDOW_GROUPS];
+} s5_shape_set;
+
+__host__ __device__ constexpr int s5_shape_count(uint64_t shapes) {
+  return s5_popcount((unsigned)shapes) + s5_popcount((unsigned)(shapes >> 32));
+}
+
+// The k-th lowest shape of a mask (k < its count).
+__host__ __device__ constexpr int s5_nth_shape(uint64_t shapes, int k) {
+  int s = 0;
+  for (; k > 0 || ((shapes >> s) & 1) == 0; ++s) k -= (int)((shapes >> s) & 1);
+  return s;
+}
+
+// s5_window_shapes<LOG_T, LOG_M, LOG_E, COALESCE>::set: defined with the planner below.
+template <int LOG_T, int LOG_M, int LOG_E, int COALESCE>
+struct s5_window_shapes;
+
+// Runs group G as shape `shape`, one of the shapes FIRST .. LAST - 1 of the mask SHAPES (in
+// increasing order): a binary search, each shape straight-line code. The host refuses a plan
+// with a shape outside the mask (launch_window).
+template <int LOG_M, int LOG_E, bool PAIRS, int G, uint64_t SHAPES, int FIRST, int LAST>
 __device__ __forceinline__ void window_shape(int shape, uint32_t *s_key, uint32_t *s_val,
                                              uint32_t (&key)[1 << LOG_E],
                                              uint32_t (&val)[1 << LOG_E]) {
   if constexpr (LAST - FIRST == 1) {
-    constexpr int len = FIRST / 8, mirror = FIRST % 8 - 1;
+    constexpr int shape_here = s5_nth_shape(SHAPES, FIRST);
+    constexpr int len = shape_here / 8, mirror = shape_here % 8 - 1;
     constexpr int k_first = LOG_M - 1 - LOG_E * G - s5_window_base<LOG_M, LOG_E>(G);
-    if constexpr (len >= 1 && len <= k_first + 1 && mirror < len) {
-      window_group<LOG_M, LOG_E, PAIRS, G, len, mirror>(s_key, s_val, key, val);
-    }
+    static_assert(len >= 1 && len <= k_first + 1 && mirror < len, "a planned shape must fit");
+    window_group<LOG_M, LOG_E, PAIRS, G, len, mirror>(s_key, s_val, key, val);
   } else {
     constexpr int MIDDLE = (FIRST + LAST) / 2;
-    if (shape < MIDDLE) {
-      window_shape<LOG_M, LOG_E, PAIRS, G, FIRST, MIDDLE>(shape, s_key, s_val, key, val);
+    if (shape < s5_nth_shape(SHAPES, MIDDLE)) {
+      window_shape<LOG_M, LOG_E, PAIRS, G, SHAPES, FIRST, MIDDLE>(shape, s_key, s_val, key, val);
     } else {
-      window_shape<LOG_M, LOG_E, PAIRS, G, MIDDLE, LAST>(shape, s_key, s_val, key, val);
+      window_shape<LOG_M, LOG_E, PAIRS, G, SHAPES, MIDDLE, LAST>(shape, s_key, s_val, key, val);
     }
   }
 }
 
-template <int LOG_M, int LOG_E, bool PAIRS, int G>
+template <int LOG_M, int LOG_E, bool PAIRS, class SHAPES, int G>
 __device__ __forceinline__ void window_groups(const s5_window &w, uint32_t *s_key, uint32_t *s_val,
                                               uint32_t (&key)[1 << LOG_E],
                                               uint32_t (&val)[1 << LOG_E]) {
-  if constexpr (G < S5_MAX_WINDOW_GROUPS && LOG_E * G < LOG_M) {
-    if (G < w.groups) {
-      __syncthreads();
-      window_shape<LOG_M, LOG_E, PAIRS, G, 8, 8 * LOG_E + 8>(w.shape[G], s_key, s_val, key, val);
-      window_groups<LOG_M, LOG_E, PAIRS, G + 1>(w, s_key, s_val, key, val);
+  if constexpr (G < S5_MAX_WINDOW_GROUPS) {
+    constexpr uint64_t shapes = SHAPES::set.group[G];
+    if constexpr (shapes != 0) {
+      if (G < w.groups) {
+        __syncthreads();
+        window_shape<LOG_M, LOG_E, PAIRS, G, shapes, 0, s5_shape_count(shapes)>(w.shape[G], s_key,
+                                                                              s_val, key, val);
+        window_groups<LOG_M, LOG_E, PAIRS, SHAPES, G + 1>(w, s_key, s_val, key, val);
+      }
     }
   }
 }
@@ -1018,8 +1044,9 @@ __device__ __forceinline__ void window_move(uint32_t *keys, uint32_t *values, un
   }
 }
 
-// One window of the network over every block of 2^LOG_M keys: load, the groups, store.
-template <int LOG_M, int LOG_E, bool PAIRS>
+// One window of the network over every block of 2^LOG_M keys: load, the groups, store. LOG_T and
+// COALESCE pick the plan, whose shapes alone are compiled.
+template <int LOG_T, int LOG_M, int LOG_E, int COALESCE, bool PAIRS>
 __global__ void __launch_bounds__(1 << (LOG_M - LOG_E), s5_blocks_per_sm(LOG_M - LOG_E))
     window_pass(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip, int backwards,
                 const s5_window w) {
@@ -1054,7 +1081,8 @@ __global__ void __launch_bounds__(1 << (LOG_M - LOG_E), s5_blocks_per_sm(LOG_M -
     window_move<LOG_E, PAIRS, false, true>(keys, values, n, flip, pos, at, reg_pos, reg_word,
                                            s_key, s_val);
   }
-  window_groups<LOG_M, LOG_E, PAIRS, 0>(w, s_key, s_val, key, val);
+  window_groups<LOG_M, LOG_E, PAIRS, s5_window_shapes<LOG_T, LOG_M, LOG_E, COALESCE>, 0>(
+      w, s_key, s_val, key, val);
   __syncthreads();
   if (whole) {
     window_move<LOG_E, PAIRS, true, false>(keys, values, n, flip, pos, at, reg_pos, reg_word,
@@ -1080,7 +1108,7 @@ typedef struct s5_planner {
 // window's highest bit, when that bit is beyond the low part; the other layers then lie in
 // bits 0 .. a-1. Returns 0 if the window does not fit a block (two layers on one bit, or more
 // than log_m bits with bits 0 .. coalesce-1, which every block reads, added).
-static int s5_window_block(const s5_planner *plan, int from, int to, int *a, int *h) {
+static constexpr int s5_window_block(const s5_planner *plan, int from, int to, int *a, int *h) {
   unsigned bits = 0;
   int top = 0;
   for (int i = from; i < to; ++i) {
@@ -1099,11 +1127,12 @@ static int s5_window_block(const s5_planner *plan, int from, int to, int *a, int
   return 1;
 }
 
-// The plan: the longest window that fits, each in turn (the fewest passes).
-static void s5_plan_start(s5_planner *plan, unsigned padded, int log_tile, int log_m, int log_e,
-                          int coalesce) {
+// The plan: the longest window that fits, each in turn (the fewest passes). Constexpr, like
+// s5_plan_next: s5_window_shapes runs them at compile time.
+static constexpr void s5_plan_start(s5_planner *plan, int log_padded, int log_tile, int log_m,
+                                    int log_e, int coalesce) {
   plan->log_m = log_m, plan->log_e = log_e, plan->coalesce = coalesce;
-  plan->log_padded = log2_of_pow2(padded);
+  plan->log_padded = log_padded;
   plan->next = 0, plan->count = 0;
   for (int s = log_tile + 1; s <= plan->log_padded; ++s) {
     for (int bit = s - 1; bit >= 0; --bit) {
@@ -1124,7 +1153,7 @@ static void s5_plan_start(s5_planner *plan, unsigned padded, int log_tile, int l
 }
 
 // The next window of the plan into *w: 1, or 0 when the network is done.
-static int s5_plan_next(s5_planner *plan, s5_window *w) {
+static constexpr int s5_plan_next(s5_planner *plan, s5_window *w) {
   const int log_m = plan->log_m, log_e = plan->log_e;
   if (plan->next >= plan->count) return 0;
   const int from = plan->next, to = plan->end[from];
@@ -1134,7 +1163,7 @@ static int s5_plan_next(s5_planner *plan, s5_window *w) {
   w->low_bits = (int8_t)a, w->band_shift = (int8_t)h, w->band_bits = (int8_t)(log_m - a);
   // Local bits: layer i on local bit log_m-1-i; the block's other positions, lowest first, on
   // local bits 0, 1, ...
-  int local_of[32];
+  int local_of[32] = {};
   for (int p = 0; p < 32; ++p) local_of[p] = -1;
   for (int i = from; i < to; ++i) local_of[plan->sequence[i].bit] = log_m - 1 - (i - from);
   int next_local = 0;
@@ -1171,20 +1200,52 @@ static int s5_plan_next(s5_planner *plan, s5_window *w) {
   return 1;
 }
 
+// The shapes of every plan of the lab's sizes, padded to 2^1 .. BITONIC_MAX_N: a plan depends on
+// nothing else (s5_plan_start takes no n).
+static constexpr s5_shape_set s5_plan_shapes(int log_t, int log_m, int log_e, int coalesce) {
+  s5_shape_set set = {};
+  s5_planner plan = {}; // out of the loop: the host compiler evaluates this faster
+  s5_window w = {};
+  for (int log_padded = 1; ((size_t)1 << log_padded) <= BITONIC_MAX_N; ++log_padded) {
+    s5_plan_start(&plan, log_padded, log_t, log_m, log_e, coalesce);
+    while (s5_plan_next(&plan, &w)) {
+      for (int g = 0; g < w.groups; ++g) set.group[g] |= (uint64_t)1 << w.shape[g];
+    }
+  }
+  return set;
+}
+
+template <int LOG_T, int LOG_M, int LOG_E, int COALESCE>
+struct s5_window_shapes {
+  static constexpr s5_shape_set set = s5_plan_shapes(LOG_T, LOG_M, LOG_E, COALESCE);
+};
+
 // Launches one window over all blocks of 2^LOG_M keys (one block when the network is smaller).
-template <int LOG_M, int LOG_E, bool PAIRS>
+template <int LOG_T, int LOG_M, int LOG_E, int COALESCE, bool PAIRS>
 static gl_status launch_window(const s5_window *w, uint32_t *keys, uint32_t *values, unsigned n,
                                unsigned padded, uint32_t flip, int backwards) {
+  // Never fails (the set holds every plan's shapes), but a shape outside it would silently run
+  // another shape's layers.
+  const s5_shape_set &set = s5_window_shapes<LOG_T, LOG_M, LOG_E, COALESCE>::set;
+  for (int g = 0; g < w->groups; ++g) {
+    if (g >= S5_MAX_WINDOW_GROUPS || w->shape[g] < 0 || w->shape[g] >= 64 ||
+        ((set.group[g] >> w->shape[g]) & 1) == 0) {
+      return gl_fail(GL_ERR_INVALID_ARGUMENT,
+                     "bitonic_step5: n = %u: window group %d has shape %d, not compiled in "
+                     "window_pass (see s5_plan_shapes)",
+                     n, g, (int)w->shape[g]);
+    }
+  }
   const unsigned blocks = padded > (1u << LOG_M) ? padded >> LOG_M : 1u;
   const size_t shared_bytes = (PAIRS ? 2u : 1u) * (size_t)s5_pad_words(LOG_M) * sizeof(uint32_t);
   static int raised = 0; // per instantiation: more than 48 KB needs the opt-in once
   if (!raised && shared_bytes > 48 * 1024) {
-    LAB_CHECK(cudaFuncSetAttribute(window_pass<LOG_M, LOG_E, PAIRS>,
+    LAB_CHECK(cudaFuncSetAttribute(window_pass<LOG_T, LOG_M, LOG_E, COALESCE, PAIRS>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
     raised = 1;
   }
-  window_pass<LOG_M, LOG_E, PAIRS><<<blocks, 1u << (LOG_M - LOG_E), shared_bytes>>>(
-      keys, values, n, flip, backwards, *w);
+  window_pass<LOG_T, LOG_M, LOG_E, COALESCE, PAIRS>
+      <<<blocks, 1u << (LOG_M - LOG_E), shared_bytes>>>(keys, values, n, flip, backwards, *w);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
@@ -1208,20 +1269,20 @@ static gl_status launch_tile(uint32_t *keys, uint32_t *values, unsigned n, uint3
 
 // Runs step 5 with one shape: the tile sort in blocks of 2^LOG_T keys (groups of E_T register
 // bits), then windows in blocks of 2^LOG_M keys (groups of LOG_E bits) that hold position bits
-// 0 .. coalesce-1 at least. For n = 2^24 keys, (14, 5, 14, 5) and coalesce 4: 17 passes.
-template <int LOG_T, int E_T, int LOG_M, int LOG_E, bool PAIRS>
-static gl_status sort_step5_shaped(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip,
-                                   int coalesce) {
+// 0 .. COALESCE-1 at least. For n = 2^24 keys, (14, 5, 14, 5) and COALESCE 4: 17 passes.
+template <int LOG_T, int E_T, int LOG_M, int LOG_E, int COALESCE, bool PAIRS>
+static gl_status sort_step5_shaped(uint32_t *keys, uint32_t *values, unsigned n, uint32_t flip) {
   // Every window's mirror then flips all the bits its block holds (sizes past LOG_M - 1 only).
   static_assert(LOG_T >= LOG_M - 1, "the tile sort must cover sizes up to LOG_M - 1");
   s5_planner plan;
   s5_window w;
   const unsigned padded = next_pow2(n);
   GL_TRY((launch_tile<LOG_T, E_T, PAIRS>(keys, values, n, flip)));
-  s5_plan_start(&plan, padded, LOG_T, LOG_M, LOG_E, coalesce);
+  s5_plan_start(&plan, log2_of_pow2(padded), LOG_T, LOG_M, LOG_E, COALESCE);
   for (int backwards = 1; s5_plan_next(&plan, &w); backwards = !backwards) {
     // Serpentine order, as in step 4 (the tile sort went forwards).
-    GL_TRY((launch_window<LOG_M, LOG_E, PAIRS>(&w, keys, values, n, padded, flip, backwards)));
+    GL_TRY((launch_window<LOG_T, LOG_M, LOG_E, COALESCE, PAIRS>(&w, keys, values, n, padded, flip,
+                                                                backwards)));
   }
   return GL_OK;
 }
@@ -1233,7 +1294,7 @@ static gl_status sort_step5_shaped(uint32_t *keys, uint32_t *values, unsigned n,
 gl_status bitonic_step5(uint32_t *keys, uint32_t *values, unsigned n, int descending) {
   const uint32_t flip = descending ? 0xFFFFFFFFu : 0u;
   if (values == NULL) {
-    return sort_step5_shaped<14, 5, 14, 5, false>(keys, NULL, n, flip, 4);
+    return sort_step5_shaped<14, 5, 14, 5, 4, false>(keys, NULL, n, flip);
   }
-  return sort_step5_shaped<13, 4, 13, 4, true>(keys, values, n, flip, 3);
+  return sort_step5_shaped<13, 4, 13, 4, 3, true>(keys, values, n, flip);
 }
