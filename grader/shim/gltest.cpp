@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -260,9 +261,12 @@ void DeviceFree(void *ptr) {
   pool.kept_bytes += bytes;
 }
 
+// No synchronisation here: this process's copies come after the poison in its stream, and the
+// proxy synchronises before every call hands a buffer to the lab worker (gl_call_finish). A
+// synchronisation per buffer cost a trip of the GPU into this context each, while it is shared
+// with the other test programs' contexts (issue 17's profile: 3 of 4 synchronisations).
 void DevicePoison(void *ptr, size_t bytes) {
   CheckCuda(cudaMemset(ptr, GL_POISON_BYTE, bytes), "cudaMemset (poisoning a test buffer)");
-  CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after poisoning)");
 }
 
 void CopyToDevice(void *dst, const void *src, size_t bytes) {
@@ -333,10 +337,47 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
   unsigned timeout_s_;
 };
 
+// The grader's shards (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX from CTest) chosen here rather
+// than by Google Test, which deals test k to shard k % N in the order they are written: that
+// put four of compaction's seven large cases on one shard and none on two others, so one
+// process ran on for seconds after the rest (issue 17). Here the cases with "Large" or "Huge"
+// in their names are dealt out first, one to each shard in turn, then the others; the cases
+// not dealt to this shard join the filter's negative patterns.
+void DealShards() {
+  const char *total_text = getenv("GTEST_TOTAL_SHARDS");
+  const char *index_text = getenv("GTEST_SHARD_INDEX");
+  if (total_text == nullptr || index_text == nullptr) return;
+  const long total = strtol(total_text, nullptr, 10), index = strtol(index_text, nullptr, 10);
+  unsetenv("GTEST_TOTAL_SHARDS");  // Google Test would shard the remaining cases again
+  unsetenv("GTEST_SHARD_INDEX");
+  if (total <= 1 || index < 0 || index >= total) return;
+  std::vector<std::string> heavy, light;
+  const ::testing::UnitTest &all = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < all.total_test_suite_count(); ++i) {
+    const ::testing::TestSuite &suite = *all.GetTestSuite(i);
+    for (int j = 0; j < suite.total_test_count(); ++j) {
+      std::string name = std::string(suite.name()) + "." + suite.GetTestInfo(j)->name();
+      const bool big = name.find("Large") != std::string::npos ||
+                       name.find("Huge") != std::string::npos;
+      (big ? heavy : light).push_back(name);
+    }
+  }
+  heavy.insert(heavy.end(), light.begin(), light.end());
+  std::string others;
+  for (size_t k = 0; k < heavy.size(); ++k) {
+    if ((long)(k % (size_t)total) != index) others += (others.empty() ? "" : ":") + heavy[k];
+  }
+  if (others.empty()) return;
+  std::string filter = GTEST_FLAG_GET(filter);
+  filter += (filter.find('-') == std::string::npos ? "-" : ":") + others;
+  GTEST_FLAG_SET(filter, filter);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  DealShards();
   unsigned timeout_s = 0;
   if (const char *text = getenv("GPULABS_TEST_TIMEOUT")) timeout_s = (unsigned)strtoul(text, nullptr, 10);
   if (timeout_s > 0) signal(SIGALRM, OnWatchdog);

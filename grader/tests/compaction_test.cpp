@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gltest.h"
@@ -63,6 +64,7 @@ std::string Describe(const char *step, int block_size, size_t n, double ratio,
 // The kept elements in order, then (in *rest) the others in order.
 std::vector<int> Expected(const Input &input, std::vector<int> *rest) {
   std::vector<int> kept;
+  kept.reserve(input.values.size());
   for (int x : input.values) {
     if (gl_ref_keeps(RefRule(input.pred.rule), input.pred.threshold, x)) {
       kept.push_back(x);
@@ -101,7 +103,7 @@ std::vector<int> Expected(const Input &input, std::vector<int> *rest) {
 
 // out[0, count) must equal `expected` (in order, or as a multiset) and out[count, n) must still
 // hold the poison.
-::testing::AssertionResult CheckPart(const std::vector<int> &expected, const std::vector<int> &got,
+::testing::AssertionResult CheckPart(const std::vector<int> &expected, std::vector<int> got,
                                      bool ordered) {
   for (size_t i = expected.size(); i < got.size(); ++i) {
     if (got[i] != GL_POISON_I32) {
@@ -110,8 +112,8 @@ std::vector<int> Expected(const Input &input, std::vector<int> *rest) {
              << got.size() << ") holds " << got[i] << "; seed 0x" << std::hex << gl::Seed();
     }
   }
-  std::vector<int> head(got.begin(), got.begin() + (ptrdiff_t)expected.size());
-  return ordered ? gl::ArraysEqual(expected, head) : SameMultiset(expected, head);
+  got.resize(expected.size());
+  return ordered ? gl::ArraysEqual(expected, got) : SameMultiset(expected, std::move(got));
 }
 
 int DownloadInt(const gl::DeviceBuffer<int> &buffer, size_t index) {

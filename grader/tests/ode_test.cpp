@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -118,10 +119,19 @@ std::vector<Case> DrawCases(uint64_t seed) {
   return cases;
 }
 
+// The CPU's Middle values of a case, computed once per program: the fixed contracts of
+// DrawCases (the known one, the oldest, the youngest, the report's last point) recur in all 25
+// ladder tests, and the CPU reference was most of this program's time (issue 17's profile).
 std::vector<double> CpuMiddle(const Case &c) {
+  static std::map<std::string, std::vector<double>> done;
+  const std::string key = Describe(c.p) + "; " + std::to_string(c.first) + "+" +
+                          std::to_string(c.count);
+  auto it = done.find(key);
+  if (it != done.end()) return it->second;
   std::vector<double> expected(c.count, NAN);
-  EXPECT_TRUE(gl::StatusIs(GL_OK, ode_ref_middle(&c.p, c.first, c.count, expected.data()),
-                           "ode_ref_middle"));
+  const gl_status status = ode_ref_middle(&c.p, c.first, c.count, expected.data());
+  EXPECT_TRUE(gl::StatusIs(GL_OK, status, "ode_ref_middle"));
+  if (status == GL_OK) done.emplace(key, expected);
   return expected;
 }
 
