@@ -68,7 +68,7 @@ function(gpulabs_add_lab lab)
     list(FIND exercises "${exercise}" index)
     list(GET sources ${index} compiled)
     string(APPEND manifest "exercise\t${exercise}\t${compiled}\n")
-    if(LAB_BACKEND STREQUAL "cuda" AND GPULABS_LINE_INFO)
+    if(LAB_BACKEND STREQUAL "cuda")
       # Not --split-compile, though it cut a submission's build by a few seconds: nvcc's help
       # says it has little effect on the code, but it made bitonic sort's step 5 twice as slow
       # (2^24 keys, one run on an H200: 1.84 ms against 0.87; docs/results, 2026-11-26 run 18).

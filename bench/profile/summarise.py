@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Sums what bench/profile/cuda_profile.c wrote, per kind of program (test_<lab>, lab_<lab>_worker):
-wall and CPU seconds, seconds in each CUDA API function, and, from the stacks (2 ms of CPU each),
+wall and CPU seconds, seconds in each CUDA API function, and, from the stacks (a sample is asked
+for every 2 ms of CPU; the kernel may deliver fewer, so compare the shares, and the totals with
+the user + system seconds above),
 the functions with the most CPU time, their own and with what they call. Names come from
 addr2line (binutils); functions of stripped libraries show as the library's nearest symbol."""
 import collections, os, subprocess, sys
@@ -15,6 +17,8 @@ def times(folder):
             continue
         k = kinds[kind_of(name[:-4])]
         lines = open(os.path.join(folder, name)).read().splitlines()
+        if not lines:  # a process killed before it wrote
+            continue
         w = lines[0].split()
         k[0] += 1; k[1] += float(w[1]); k[2] += float(w[3]); k[3] += float(w[5])
         for line in lines[1:]:

@@ -348,9 +348,9 @@ void DealShards() {
   const char *index_text = getenv("GTEST_SHARD_INDEX");
   if (total_text == nullptr || index_text == nullptr) return;
   const long total = strtol(total_text, nullptr, 10), index = strtol(index_text, nullptr, 10);
+  if (total <= 1 || index < 0 || index >= total) return;  // Google Test's to refuse or ignore
   unsetenv("GTEST_TOTAL_SHARDS");  // Google Test would shard the remaining cases again
   unsetenv("GTEST_SHARD_INDEX");
-  if (total <= 1 || index < 0 || index >= total) return;
   std::vector<std::string> heavy, light;
   const ::testing::UnitTest &all = *::testing::UnitTest::GetInstance();
   for (int i = 0; i < all.total_test_suite_count(); ++i) {

@@ -15,6 +15,9 @@
 #include "proc.h"
 #include "submission.h"
 
+/* In a build tree, once every lab has been built in it (probe_start says why it matters). */
+#define BUILT_STAMP "gpulabs-labs-built.stamp"
+
 /* Output CTest keeps per test in its JUnit file: enough for every test case of a shard (the lab
  * worker forwards at most 1 MiB per test program). */
 #define OUTPUT_BYTES_PASSED "8388608"
@@ -173,7 +176,7 @@ static int configure(const grade_options *opt, const char *source_dir, const cha
    * many test cases each (run_ctest), which an instructor may change with --cmake-arg. A
    * student's tree graded in place keeps one process per test case, as the student's ctest. */
   if (opt->submission != NULL) sl_push(&args, "-DGPULABS_GRADER_SHARDS=" GRADER_SHARDS);
-  /* No source lines for the tools in the grader's builds: a submission's compile is shorter. */
+  /* No device source lines for the tools in the grader's builds: a shorter compile. */
   if (opt->submission != NULL) sl_push(&args, "-DGPULABS_LINE_INFO=OFF");
   for (size_t i = 0; i < opt->configure_args.count; i++) sl_push(&args, opt->configure_args.items[i]);
   sl_push(&args, "-DLAB_IMPL=labs");
@@ -213,7 +216,12 @@ static void build_all_labs(const grade_options *opt, grade_report *report, const
   char *log = path_join(logs, "build-all.log");
   progress(opt, "building every lab");
   double t = now_seconds();
-  run_logged(argv, log); /* each lab's own build reports its errors */
+  if (run_logged(argv, log) == 0) { /* each lab's own build reports its errors */
+    char *stamp = path_join(report->build_dir, BUILT_STAMP);
+    FILE *f = fopen(stamp, "w");
+    if (f != NULL) fclose(f);
+    free(stamp);
+  }
   report->phase[PHASE_BUILD] += now_seconds() - t;
   free(log);
 }
@@ -531,7 +539,9 @@ static void probe_gpu(const grade_options *opt, grade_report *report, const char
  * 1.3 s of every submission (issue 17). test_common_gpu is built first, since two builds in one
  * tree at once could both rebuild what they share; then a child of the grader runs the probe
  * and leaves what it found in logs/gpu-probe.result for probe_finish: "present", "name",
- * "no-gpu" and "problem" lines. pid -1: no child (the probe then runs in probe_finish). */
+ * "no-gpu" and "problem" lines. Only in a tree whose labs were all built once (BUILT_STAMP): the
+ * probe's CTest runs the test discovery of every test program in the tree, which fails on a
+ * program being linked, as in a first build. pid -1: no child (probe_finish runs the probe). */
 typedef struct probe_job {
   pid_t pid;
   int built;
@@ -553,6 +563,11 @@ static void probe_start(const grade_options *opt, grade_report *report, const ch
   job->result = path_join(logs, "gpu-probe.result");
   job->problems = report->problems.count;
   remove(job->result);
+  char *stamp = path_join(report->build_dir, BUILT_STAMP);
+  const int built_before = file_exists(stamp);
+  free(stamp);
+  job->pid = -1;
+  if (!built_before) return;
   fflush(NULL);
   job->pid = fork();
   if (job->pid != 0) return;
@@ -579,6 +594,7 @@ static void probe_finish(const grade_options *opt, grade_report *report, const c
   }
   char *text = status == 0 ? read_file(job->result, NULL) : NULL;
   if (text == NULL) {
+    if (job->pid > 0) progress(opt, "the GPU probe beside the build did not finish; again");
     probe_gpu(opt, report, logs, job->built); /* no child, or it failed: here, after the build */
   } else {
     for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
@@ -1132,10 +1148,6 @@ int grade_run(const grade_options *opt, grade_report *report) {
   char **build_notes = xcalloc(report->n_labs + 1, sizeof *build_notes);
   if (ready) {
     build_all_labs(opt, report, logs);
-    t = now_seconds(); /* what is left of the probe when the build is done */
-    if (!ctx.cpu_backend) probe_finish(opt, report, logs, &probe);
-    report->phase[PHASE_GPU_PROBE] += now_seconds() - t;
-    ctx.gpu_present = report->gpu_present;
     for (size_t i = 0; i < report->n_labs; i++) {
       lab_result *lab = &report->labs[i];
       if (lab->state != LAB_GRADED) continue;
@@ -1145,6 +1157,10 @@ int grade_run(const grade_options *opt, grade_report *report) {
       build_notes[i] = lab->note; /* "did not build; ...": the labs it uses may change that */
       lab->note = NULL;
     }
+    t = now_seconds(); /* what is left of the probe when the build is done */
+    if (!ctx.cpu_backend) probe_finish(opt, report, logs, &probe);
+    report->phase[PHASE_GPU_PROBE] += now_seconds() - t;
+    ctx.gpu_present = report->gpu_present;
     correctness_together(opt, report, logs);
   }
   /* Then lab by lab: the labs it uses (a lab tested with a used lab that failed is built and
