@@ -28,7 +28,7 @@ static void log_command(int fd, char *const argv[]) {
   sb_free(&sb);
 }
 
-static int wait_status(pid_t pid) {
+int wait_exit_status(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return -1;
@@ -59,7 +59,7 @@ int run_logged(char *const argv[], const char *log_path) {
     _exit(127);
   }
   close(fd);
-  return wait_status(pid);
+  return wait_exit_status(pid);
 }
 
 char *run_capture(char *const argv[], size_t *length) {
@@ -92,7 +92,7 @@ char *run_capture(char *const argv[], size_t *length) {
     if (got > 0) sb_append_n(&sb, chunk, (size_t)got);
   }
   close(pipe_fds[0]);
-  if (wait_status(pid) != 0) {
+  if (wait_exit_status(pid) != 0) {
     sb_free(&sb);
     return NULL;
   }

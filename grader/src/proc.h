@@ -3,10 +3,14 @@
 #define GRADE_PROC_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Waits for the child `pid` to end: its exit status, 128 + n when signal n ended it, or -1. */
+int wait_exit_status(pid_t pid);
 
 /* Runs argv (argv[0] looked up on PATH) with stdin from /dev/null and stdout and stderr
  * appended to `log_path` (after a line naming the command). Returns the exit status, 128 + n

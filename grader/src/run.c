@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -218,8 +217,7 @@ static void build_all_labs(const grade_options *opt, grade_report *report, const
   double t = now_seconds();
   if (run_logged(argv, log) == 0) { /* each lab's own build reports its errors */
     char *stamp = path_join(report->build_dir, BUILT_STAMP);
-    FILE *f = fopen(stamp, "w");
-    if (f != NULL) fclose(f);
+    write_file_atomic(stamp, "", 0);
     free(stamp);
   }
   report->phase[PHASE_BUILD] += now_seconds() - t;
@@ -549,10 +547,10 @@ typedef struct probe_job {
   size_t problems; /* report->problems before the probe */
 } probe_job;
 
-static void put_line(FILE *f, const char *key, const char *value) {
-  fprintf(f, "%s\t", key);
-  for (const char *c = value; *c; c++) fputc(*c == '\n' ? ' ' : *c, f);
-  fputc('\n', f);
+static void put_line(strbuf *sb, const char *key, const char *value) {
+  sb_printf(sb, "%s\t", key);
+  for (const char *c = value; *c; c++) sb_append_char(sb, *c == '\n' ? ' ' : *c);
+  sb_append_char(sb, '\n');
 }
 
 static void probe_start(const grade_options *opt, grade_report *report, const char *logs,
@@ -572,26 +570,22 @@ static void probe_start(const grade_options *opt, grade_report *report, const ch
   job->pid = fork();
   if (job->pid != 0) return;
   probe_gpu(opt, report, logs, job->built);
-  FILE *f = fopen(job->result, "w");
-  if (f == NULL) _exit(1);
-  fprintf(f, "present\t%d\n", report->gpu_present);
-  if (report->gpu_name) put_line(f, "name", report->gpu_name);
-  if (report->no_gpu_reason) put_line(f, "no-gpu", report->no_gpu_reason);
+  strbuf found;
+  sb_init(&found);
+  sb_printf(&found, "present\t%d\n", report->gpu_present);
+  if (report->gpu_name) put_line(&found, "name", report->gpu_name);
+  if (report->no_gpu_reason) put_line(&found, "no-gpu", report->no_gpu_reason);
   for (size_t i = job->problems; i < report->problems.count; i++) {
-    put_line(f, "problem", report->problems.items[i]);
+    put_line(&found, "problem", report->problems.items[i]);
   }
-  const int closed = fclose(f) == 0;
+  const int written = write_file_atomic(job->result, found.data, found.len) == 0;
   fflush(NULL);
-  _exit(closed ? 0 : 1);
+  _exit(written ? 0 : 1);
 }
 
 static void probe_finish(const grade_options *opt, grade_report *report, const char *logs,
                          probe_job *job) {
-  int status = -1;
-  if (job->pid > 0) {
-    while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  const int status = job->pid > 0 ? wait_exit_status(job->pid) : -1;
   char *text = status == 0 ? read_file(job->result, NULL) : NULL;
   if (text == NULL) {
     if (job->pid > 0) progress(opt, "the GPU probe beside the build did not finish; again");

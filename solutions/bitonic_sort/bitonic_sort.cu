@@ -955,7 +955,8 @@ __device__ __forceinline__ void window_group(uint32_t *s_key, uint32_t *s_val,
 }
 
 // The shapes (8 * layers + 1 + mirror index) that group g of a window takes in some plan, as
-// bits of a mask. Only those are compiled: all 98 shapes took cicc ~12 s more than these 26.
+// bits of a mask. Only those are compiled: all 98 shapes made this file's compile about 8 s
+// longer than these 26 (28.7 against 20.7 s on 2 cores).
 typedef struct s5_shape_set {
   uint64_t group[S5_MAX_WINDOW_GROUPS];
 } s5_shape_set;
