@@ -10,9 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 #include <unistd.h>
@@ -26,18 +24,6 @@ namespace {
 
 uint64_t g_seed = 0;
 bool g_seed_ready = false;
-
-[[noreturn]] void FatalCuda(const char *what, cudaError_t err) {
-  fprintf(stderr, "gpulabs test helper: %s failed: %s (%s)\n", what, cudaGetErrorString(err),
-          cudaGetErrorName(err));
-  fflush(stderr);
-  // An error here means the device is unusable; failing loudly beats checking garbage.
-  std::abort();
-}
-
-void CheckCuda(cudaError_t err, const char *what) {
-  if (err != cudaSuccess) FatalCuda(what, err);
-}
 
 template <class T>
 std::string Format(const char *fmt, T value) {
@@ -170,114 +156,6 @@ void ReportRatio(const std::string &metric, double ratio, const std::string &det
   return ::testing::AssertionFailure() << "the GPU reported " << cudaGetErrorName(err) << " ("
                                        << cudaGetErrorString(err) << ") after " << after
                                        << "; seed 0x" << std::hex << Seed();
-}
-
-// Test buffers are kept for the next test that asks for the same size, as a caching allocator
-// does, and poisoned again when handed out. Every test walks the same list of sizes, so nearly
-// every buffer is one the lab worker has mapped already: a fresh cudaMalloc would cost a
-// cudaMalloc, an export to the worker and its cudaIpcOpenMemHandle, and a cudaFree and
-// cudaIpcCloseMemHandle after the test: trips into the driver in every test (with them kept,
-// the grader's correctness programs took 11% less time on the H100, across two machines). The
-// exact size is kept, so a read or write past a buffer's end is still past its allocation
-// (compute-sanitizer, the CPU backend's AddressSanitizer).
-namespace {
-
-const size_t kPoolBytes = (size_t)1 << 30;  // kept per process, at most
-const size_t kPoolBuffers = 96;             // under the worker's 256 mapped buffers
-
-struct Pool {
-  std::mutex lock;
-  std::unordered_map<void *, size_t> live;     // handed out: their sizes
-  std::vector<std::pair<size_t, void *>> kept;  // free, oldest first
-  size_t kept_bytes = 0;
-};
-
-Pool &ThePool() {
-  static Pool *pool = new Pool;  // never destroyed: buffers freed after main still find it
-  return *pool;
-}
-
-// Frees the oldest kept buffers until `bytes` more and one more buffer fit. Lock held.
-void MakeRoom(Pool &pool, size_t bytes) {
-  size_t drop = 0;
-  size_t kept_bytes = pool.kept_bytes;
-  while (drop < pool.kept.size() &&
-         (kept_bytes + bytes > kPoolBytes || pool.kept.size() - drop + 1 > kPoolBuffers)) {
-    cudaFree(pool.kept[drop].second);
-    kept_bytes -= pool.kept[drop].first;
-    ++drop;
-  }
-  pool.kept.erase(pool.kept.begin(), pool.kept.begin() + drop);
-  pool.kept_bytes = kept_bytes;
-}
-
-}  // namespace
-
-void *DeviceAllocPoisoned(size_t bytes) {
-  Pool &pool = ThePool();
-  void *ptr = nullptr;
-  {
-    std::lock_guard<std::mutex> hold(pool.lock);
-    for (size_t i = pool.kept.size(); i-- > 0;) {  // the newest of that size
-      if (pool.kept[i].first == bytes) {
-        ptr = pool.kept[i].second;
-        pool.kept.erase(pool.kept.begin() + i);
-        pool.kept_bytes -= bytes;
-        break;
-      }
-    }
-    if (ptr == nullptr) {
-      cudaError_t err = cudaMalloc(&ptr, bytes);
-      if (err == cudaErrorMemoryAllocation && !pool.kept.empty()) {
-        cudaGetLastError();
-        MakeRoom(pool, kPoolBytes);  // everything kept goes back to the GPU first
-        err = cudaMalloc(&ptr, bytes);
-      }
-      CheckCuda(err, "cudaMalloc (test buffer)");
-    }
-    pool.live[ptr] = bytes;
-  }
-  DevicePoison(ptr, bytes);
-  return ptr;
-}
-
-void DeviceFree(void *ptr) {
-  if (ptr == nullptr) return;
-  Pool &pool = ThePool();
-  std::lock_guard<std::mutex> hold(pool.lock);
-  auto it = pool.live.find(ptr);
-  if (it == pool.live.end()) {
-    cudaFree(ptr);
-    return;
-  }
-  const size_t bytes = it->second;
-  pool.live.erase(it);
-  if (bytes > kPoolBytes / 4) {  // a rare giant: not worth a quarter of the pool
-    cudaFree(ptr);
-    return;
-  }
-  MakeRoom(pool, bytes);
-  pool.kept.emplace_back(bytes, ptr);
-  pool.kept_bytes += bytes;
-}
-
-// No synchronisation here: this process's copies come after the poison in its stream, and the
-// proxy synchronises before every call hands a buffer to the lab worker (gl_call_finish). A
-// synchronisation per buffer cost a trip of the GPU into this context each, while it is shared
-// with the other test programs' contexts (issue 17's profile: 62,311 poisons beside 112,656
-// synchronisations in the grader's correctness run).
-void DevicePoison(void *ptr, size_t bytes) {
-  CheckCuda(cudaMemset(ptr, GL_POISON_BYTE, bytes), "cudaMemset (poisoning a test buffer)");
-}
-
-void CopyToDevice(void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return;
-  CheckCuda(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host->device");
-}
-
-void CopyToHost(void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return;
-  CheckCuda(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host");
 }
 
 }  // namespace gl

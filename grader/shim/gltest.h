@@ -67,19 +67,28 @@ bool OnCpuBackend();
 // and records the ratio as a test property (it shows in CTest's JUnit output too).
 void ReportRatio(const std::string &metric, double ratio, const std::string &detail);
 
-// Device memory for one test: filled with the poison byte when made and on Poison(), so an
-// element the code under test never writes is reported as such. Never null, even for n = 0.
+// Device memory for one test (grader/shim/test_buffers.cpp): filled with the poison byte when
+// made and on Poison(), so an element the code under test never writes is reported as such.
+// Never null, even for n = 0. A private buffer holds what the verdict rests on (an expected
+// array checked on the GPU, a pristine input the test restores): the lab worker never maps it,
+// and a private buffer handed to a lab call reaches the lab as an address it cannot use.
 void *DeviceAllocPoisoned(size_t bytes);
+void *DeviceAllocPrivate(size_t bytes);
 void DeviceFree(void *ptr);
 void DevicePoison(void *ptr, size_t bytes);
 void CopyToDevice(void *dst, const void *src, size_t bytes);
 void CopyToHost(void *dst, const void *src, size_t bytes);
+
+struct PrivateTag {};
+constexpr PrivateTag kPrivate{};  // DeviceBuffer<T> expected(host, gl::kPrivate)
 
 template <class T>
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(size_t n) : n_(n), ptr_(static_cast<T *>(DeviceAllocPoisoned(Bytes()))) {}
   explicit DeviceBuffer(const std::vector<T> &host) : DeviceBuffer(host.size()) { Upload(host); }
+  DeviceBuffer(size_t n, PrivateTag) : n_(n), ptr_(static_cast<T *>(DeviceAllocPrivate(Bytes()))) {}
+  DeviceBuffer(const std::vector<T> &host, PrivateTag p) : DeviceBuffer(host.size(), p) { Upload(host); }
   ~DeviceBuffer() { DeviceFree(ptr_); }
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;

@@ -53,8 +53,9 @@ TEST_F(CompactionPerf, BestVsCub) {
       std::fill(expected.begin(), expected.end(), GL_POISON_I32);
       kept.push_back(gl_ref_compact_loop(host.data(), n, GL_KEEP_NONZERO, 0, expected.data()));
       d_in.emplace_back(new gl::DeviceBuffer<int>(host));
-      d_expected.emplace_back(new gl::DeviceBuffer<int>(expected));
-      d_expected_count.emplace_back(new gl::DeviceBuffer<int>(std::vector<int>{(int)kept[s]}));
+      d_expected.emplace_back(new gl::DeviceBuffer<int>(expected, gl::kPrivate));
+      d_expected_count.emplace_back(
+          new gl::DeviceBuffer<int>(std::vector<int>{(int)kept[s]}, gl::kPrivate));
     }
   }
 

@@ -45,8 +45,8 @@ struct SumInputs {
     for (int s = 0; s < gl::kSealedInputSets; ++s) {
       gl_fill_int(host.data(), kN, lo, hi, GL_DIST_UNIFORM, gl::SeedForSet(label, s));
       in.emplace_back(new gl::DeviceBuffer<int>(host));
-      sum.emplace_back(
-          new gl::DeviceBuffer<int64_t>(std::vector<int64_t>{reduce_ref_sum_int(host.data(), kN)}));
+      sum.emplace_back(new gl::DeviceBuffer<int64_t>(
+          std::vector<int64_t>{reduce_ref_sum_int(host.data(), kN)}, gl::kPrivate));
     }
   }
 

@@ -38,7 +38,7 @@ TEST_F(ScanPerf, BestVsCub) {
       gl_fill_int(in.data(), n, -1000, 1000, GL_DIST_UNIFORM, gl::SeedForSet(1, s));
       gl_ref_scan_exclusive(in.data(), expected.data(), n);
       d_in.emplace_back(new gl::DeviceBuffer<int>(in));
-      d_expected.emplace_back(new gl::DeviceBuffer<int>(expected));
+      d_expected.emplace_back(new gl::DeviceBuffer<int>(expected, gl::kPrivate));
     }
   }
   gl::DeviceBuffer<int> d_student(n), d_cub(n);

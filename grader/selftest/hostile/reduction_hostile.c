@@ -18,6 +18,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
 #include "reduction.h"
 
 static const char *attack(void) {
@@ -117,6 +119,15 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
     int rc = connect(s, (struct sockaddr *)&addr, sizeof addr);
     close(s);
     return rc == 0 || errno == ECONNREFUSED ? GL_OK : refused("connect");
+  }
+  if (strcmp(a, "write-device") == 0) {
+    /* Whatever device pointer the call was handed: overwrite what it points at. */
+    const int64_t value = 42;
+    if (cudaMemcpy(d_sum, &value, sizeof value, cudaMemcpyHostToDevice) != cudaSuccess) {
+      cudaGetLastError();
+      return gl_fail(GL_ERR_CUDA, "cudaMemcpy into the handed pointer refused");
+    }
+    return GL_OK;
   }
   if (strcmp(a, "crash") == 0) raise(SIGSEGV);
   if (strcmp(a, "flood") == 0) {
