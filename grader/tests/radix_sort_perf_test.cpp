@@ -1,6 +1,8 @@
 // Performance tests of the radix_sort lab: your best sort against CUB's DeviceRadixSort at
 // n = 2^26 uniform uint32 keys, measured in this process. Every step you have written is timed
-// (a stub step is skipped), its output checked against CUB's, and the fastest one reported:
+// (a stub step is skipped), its output checked against CUB's, and the fastest one reported; a
+// step whose warm-up calls are each 1.5 times slower than a later step's time is timed by its
+// warm-ups only (it cannot be the fastest):
 //   keys_vs_cub  = CUB SortKeys ms  / your best radix_sort_keys ms
 //   pairs_vs_cub = CUB SortPairs ms / your best radix_sort_pairs ms
 // Both read the input and write a separate output, so they do the same work. Both are timed the
@@ -31,6 +33,7 @@ namespace {
 const size_t kN = (size_t)1 << 26;
 const int kWarmup = 3;
 const int kReps = 20;
+const double kGiveUp = 1.5;  // see CompareWithCub
 
 struct Variant {
   radix_sort_step step;
@@ -62,8 +65,8 @@ void CompareWithCub(bool pairs, const char *metric) {
       SCOPED_TRACE("input set " + std::to_string(s));
       gl_fill_u32(keys.data(), kN, GL_DIST_UNIFORM, gl::SeedForSet(pairs ? 2 : 1, s));
       keys_in.emplace_back(new gl::DeviceBuffer<uint32_t>(keys));
-      want_keys.emplace_back(new gl::DeviceBuffer<uint32_t>(kN));
-      want_values.emplace_back(new gl::DeviceBuffer<uint32_t>(pairs ? kN : 0));
+      want_keys.emplace_back(new gl::DeviceBuffer<uint32_t>(kN, gl::kPrivate));
+      want_values.emplace_back(new gl::DeviceBuffer<uint32_t>(pairs ? kN : 0, gl::kPrivate));
       GL_ASSERT_OK(pairs ? gl_yardstick_radix_sort_pairs(keys_in[s]->get(), want_keys[s]->get(),
                                                          values_in.get(), want_values[s]->get(),
                                                          kN, 0, 32)
@@ -118,10 +121,16 @@ void CompareWithCub(bool pairs, const char *metric) {
   double cub_ms = 0;
   ASSERT_TRUE(gl::TimeSealed(cub, kWarmup, kReps, &cub_ms));
 
+  // The last step first: a step whose warm-up calls each take more than kGiveUp times the best
+  // so far cannot be the fastest, and is not timed further (the slow early steps were most of
+  // this test's time: about 2 s of the grader's performance phase on an H100).
+  const size_t count = sizeof kVariants / sizeof kVariants[0];
   const Variant *best = nullptr;
   double best_ms = 0;
-  std::string detail, missing;
-  for (const Variant &variant : kVariants) {
+  std::vector<std::string> times(count);
+  std::string missing;
+  for (size_t i = count; i-- > 0;) {
+    const Variant &variant = kVariants[i];
     SCOPED_TRACE(variant.name);
     gl::SealedSide mine = side(std::string(pairs ? "radix_sort_pairs " : "radix_sort_keys ") +
                                    variant.name,
@@ -133,15 +142,16 @@ void CompareWithCub(bool pairs, const char *metric) {
                    : radix_sort_keys(variant.step, keys_in[s]->get(), keys_out.get(), kN,
                                      &options);
     };
+    mine.give_up_ms = kGiveUp * best_ms;
     double ms = 0;
     bool not_implemented = false;
     ASSERT_TRUE(gl::TimeSealed(mine, kWarmup, kReps, &ms, &not_implemented));
     if (not_implemented) {
-      detail += std::string(" ") + variant.name + "=not-written";
+      times[i] = std::string(" ") + variant.name + "=not-written";
       missing = gl_last_error();
       continue;
     }
-    detail += std::string(" ") + variant.name + "_ms=" + Ms(ms);
+    times[i] = std::string(" ") + variant.name + "_ms=" + Ms(ms) + (mine.cut_short ? "(warm-up)" : "");
     if (best == nullptr || ms < best_ms) {
       best = &variant;
       best_ms = ms;
@@ -153,7 +163,7 @@ void CompareWithCub(bool pairs, const char *metric) {
   gl_yardstick_radix_sort_release();
   gl::ReportRatio(metric, cub_ms / best_ms,
                   "n=2^26 best=" + std::string(best->name) + " best_ms=" + Ms(best_ms) +
-                      " cub_ms=" + Ms(cub_ms) + detail);
+                      " cub_ms=" + Ms(cub_ms) + std::accumulate(times.begin(), times.end(), std::string()));
 }
 
 }  // namespace
