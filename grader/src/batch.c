@@ -272,18 +272,15 @@ static void graded_free(graded_one *g) {
 }
 
 /* Grades one submission into <out_dir>/<name>/ and fills `g`. `work_dir` and `gpu_lock`
- * replace the base options' (NULL: keep them); `next`, the submission graded after it in the
- * same work folder, is built beside its performance tests (NULL: none). */
+ * replace the base options' (NULL: keep them). */
 static void grade_one(const grade_options *base, const char *submissions_dir, const char *out_dir,
-                      const char *name, const char *next, const char *label,
-                      const char *work_dir, const char *gpu_lock, graded_one *g) {
+                      const char *name, const char *label, const char *work_dir,
+                      const char *gpu_lock, graded_one *g) {
   double start = now_seconds();
   char *submission = path_join(submissions_dir, name);
-  char *next_submission = next ? path_join(submissions_dir, next) : NULL;
   char *sub_out = path_join(out_dir, name);
   grade_options opt = *base;
   opt.submission = submission;
-  opt.next_submission = next_submission;
   opt.out_dir = sub_out;
   opt.progress = label;
   if (work_dir) opt.work_dir = work_dir;
@@ -307,7 +304,6 @@ static void grade_one(const grade_options *base, const char *submissions_dir, co
   report_free(&report);
   free(sub_out);
   free(submission);
-  free(next_submission);
   g->seconds = now_seconds() - start;
   g->done = 1;
 }
@@ -549,7 +545,7 @@ static int grade_in_slots(const grade_options *base, const char *submissions_dir
         }
         graded_one g;
         graded_init(&g);
-        grade_one(base, submissions_dir, out_dir, name, NULL, label, work_dirs.items[k],
+        grade_one(base, submissions_dir, out_dir, name, label, work_dirs.items[k],
                   slots->pinned ? locks.items[k] : NULL, &g);
         char *text = graded_format(&g);
         int written = write_file_atomic(result_path, text, strlen(text)) == 0;
@@ -774,8 +770,7 @@ int grade_batch(const grade_options *base, const char *submissions_dir, const ch
                             mine.count, name);
     graded_one g;
     graded_init(&g);
-    const char *next = i + 1 < mine.count && !base->no_build_ahead ? mine.items[i + 1] : NULL;
-    grade_one(base, submissions_dir, out_dir, name, next, label, NULL, NULL, &g);
+    grade_one(base, submissions_dir, out_dir, name, label, NULL, NULL, &g);
     if (g.rc) rc = 1;
     for (int f = 0; f < GRADEBOOK_FILES; f++) {
       if (!header_written) sb_append_n(&files[f], g.header[f].data, g.header[f].len);

@@ -16,9 +16,6 @@ typedef struct grade_options {
   const char *out_dir;     /* where the reports go (absolute) */
   const char *work_dir;    /* submissions: where the copy and its build live (absolute) */
   const char *submission;  /* NULL: grade source_dir's own labs/ in place */
-  const char *next_submission; /* grade --batch, one grader: the submission it grades next, built
-                                * beside this one's performance tests; NULL: none */
-  int no_build_ahead;          /* grade --batch --no-build-ahead: no next_submission */
   strlist all_labs;        /* every lab of the course, in teaching order */
   strlist labs;            /* the labs to grade; empty: all */
   int jobs;                /* parallel build jobs and parallel correctness tests */

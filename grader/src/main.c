@@ -50,8 +50,6 @@ static void usage(FILE *out) {
           "                     all: every GPU here; a number may repeat (0,0: two graders share\n"
           "                     GPU 0, timing their performance tests one at a time). --jobs\n"
           "                     defaults to the CPUs divided among the graders\n"
-          "  --no-build-ahead   with --batch: build each submission after the last one's tests\n"
-          "                     (by default the next is built beside the performance tests)\n"
           "  --merge OUT SHARD_OUT...  join the output folders of a batch's shards into OUT, as\n"
           "                     if one --batch run had graded them all\n"
           "  --export-release DIR  copy the course without solutions/, grader/private/ and\n"
@@ -142,7 +140,7 @@ int main(int argc, char **argv) {
   /* "-": non-options come back in place, as 1 (the submission), whatever POSIXLY_CORRECT
    * says; ":": a missing value comes back as ':', so the messages are the grader's own. */
   enum { OPT_OUT = 256, OPT_BUILD_DIR, OPT_WORK_DIR, OPT_LAB, OPT_JOBS, OPT_COURSE, OPT_BATCH,
-         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET, OPT_SHARD, OPT_MERGE, OPT_GPUS, OPT_NO_AHEAD };
+         OPT_EXPORT, OPT_CMAKE_ARG, OPT_QUIET, OPT_SHARD, OPT_MERGE, OPT_GPUS };
   static const struct option options[] = {
       {"out", required_argument, NULL, OPT_OUT},
       {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
@@ -157,7 +155,6 @@ int main(int argc, char **argv) {
       {"shard", required_argument, NULL, OPT_SHARD},
       {"merge", required_argument, NULL, OPT_MERGE},
       {"gpus", required_argument, NULL, OPT_GPUS},
-      {"no-build-ahead", no_argument, NULL, OPT_NO_AHEAD},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -168,7 +165,6 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
       case OPT_QUIET: quiet = 1; break;
-      case OPT_NO_AHEAD: opt.no_build_ahead = 1; break;
       case OPT_OUT: out = optarg; break;
       case OPT_BUILD_DIR: build_dir = optarg; break;
       case OPT_WORK_DIR: work_dir = optarg; break;
@@ -218,7 +214,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "grade: %s needs a value\n", argv[optind - 1]);
         return 2;
       default: /* '?' */
-        if (optopt == OPT_QUIET || optopt == OPT_NO_AHEAD || optopt == 'h') {
+        if (optopt == OPT_QUIET || optopt == 'h') {
           const char *arg = argv[optind - 1]; /* "--quiet=1" */
           fprintf(stderr, "grade: %.*s takes no value\n", (int)strcspn(arg, "="), arg);
         } else if (optopt > 0 && optopt < 256) {

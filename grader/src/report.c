@@ -28,7 +28,6 @@ static void lab_free(lab_result *lab) {
   free(lab->lab);
   free(lab->note);
   free(lab->build_errors);
-  free(lab->worker_copy);
   rubric_free(&lab->rubric);
   tests_free(&lab->tests);
   for (size_t i = 0; i < lab->n_items; i++) item_result_free(&lab->items[i]);

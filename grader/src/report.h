@@ -54,7 +54,6 @@ typedef struct lab_result {
   strlist files_rejected; /* "labs/scan/scan.cu (a symbolic link)" */
   strlist files_ignored;  /* given files the submission has with other content: never used */
   audit_result audit;     /* the static audit of its exercise files (audit.h) */
-  char *worker_copy;      /* its lab worker as copied for the performance tests; NULL: the tree's */
   double seconds;
   double phase[PHASE_COUNT]; /* of `seconds` */
 } lab_result;

@@ -3,12 +3,10 @@
  * performance tests one at a time, reads CTest's JUnit files and scores them. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -688,11 +686,8 @@ static void lab_tests_locked(const grade_options *opt, grade_report *report, lab
   double t = now_seconds();
   int lock = lock_gpu(opt, report, kind == 1);
   progress(opt, "%s: running the %s tests", lab->lab, kinds[kind]);
-  /* The copy of its worker while the tree is rebuilt for the next submission (prebuild_start). */
-  if (kind == 1 && lab->worker_copy) setenv("GPULABS_LAB_WORKER", lab->worker_copy, 1);
   int ran = run_ctest(opt, report->build_dir, lab->lab, kinds[kind], kind == 0, junit, log,
                       &lab->tests, &why, &report->sandbox);
-  unsetenv("GPULABS_LAB_WORKER");
   gpu_lock_release(lock);
   lab->phase[kind == 0 ? PHASE_CORRECTNESS : PHASE_PERFORMANCE] += now_seconds() - t;
   if (ran != 0) {
@@ -1009,8 +1004,7 @@ static void note_references(lab_result *lab, const strlist *used) {
 }
 
 /* Lays the submission over a pristine copy of the course and configures its build. */
-static int prepare_submission(const grade_options *opt, grade_report *report, const char *logs,
-                              int configure_too) {
+static int prepare_submission(const grade_options *opt, grade_report *report, const char *logs) {
   char *src = path_join(opt->work_dir, "src");
   char *build = path_join(opt->work_dir, "build");
   overlay ov;
@@ -1038,8 +1032,6 @@ static int prepare_submission(const grade_options *opt, grade_report *report, co
   } else {
     progress(opt, "%zu files written, %zu unchanged, %zu removed", stats.copied, stats.unchanged,
              stats.removed);
-  }
-  if (rc == 0 && configure_too) {
     char *log = path_join(logs, "configure.log");
     remove(log);
     progress(opt, "configuring %s", build);
@@ -1059,132 +1051,6 @@ static int prepare_submission(const grade_options *opt, grade_report *report, co
   copy_rules_free(&rules);
   overlay_free(&ov);
   return rc;
-}
-
-/* ---- The next submission built beside this one's performance tests (grade --batch) ---------
- * The performance tests keep the GPU to themselves, and the CPU is nearly idle while they run;
- * the next submission's build needs the CPU only. So once this submission's performance tests
- * are all that is left, a child lays the next submission over the course copy and builds it,
- * while the tests run with copies of this submission's lab workers (the build replaces the
- * tree's). The next grader waits for that child (the lock below) before it prepares the copy,
- * and finds its labs built. Only for one grader at a time (with --gpus, graders overlap anyway),
- * on the GPU, and when no lab was graded against a reference (those rebuild the tree). */
-#define PREBUILD_DIR "prebuild"
-static pid_t prebuild_pid; /* a plain batch grades in one process: the child is ours to reap */
-
-static char *prebuild_path(const grade_options *opt, const char *name) {
-  char *dir = path_join(opt->work_dir, PREBUILD_DIR);
-  char *path = path_join(dir, name);
-  free(dir);
-  return path;
-}
-
-/* The next grader: waits for the child that builds its submission, and keeps that build's log. */
-static void prebuild_wait(const grade_options *opt, grade_report *report, const char *logs) {
-  if (opt->work_dir == NULL) return;
-  char *lock = prebuild_path(opt, "lock");
-  if (!file_exists(lock)) {
-    free(lock);
-    return;
-  }
-  double t = now_seconds();
-  int fd = gpu_lock_acquire(lock, 1);
-  gpu_lock_release(fd);
-  if (prebuild_pid > 0) wait_exit_status(prebuild_pid);
-  prebuild_pid = 0;
-  report->phase[PHASE_BUILD] += now_seconds() - t;
-  char *for_path = prebuild_path(opt, "for");
-  char *built_for = read_file(for_path, NULL);
-  if (built_for != NULL && strcmp(built_for, opt->submission) == 0) {
-    char *from = prebuild_path(opt, "build-all.log");
-    char *text = read_file(from, NULL);
-    char *to = path_join(logs, "build-all-beside-the-previous.log");
-    if (text != NULL) write_file_atomic(to, text, strlen(text));
-    free(text);
-    free(to);
-    free(from);
-    progress(opt, "built beside the previous submission's performance tests (waited %.1f s)",
-             now_seconds() - t);
-  }
-  remove(for_path);
-  free(built_for);
-  free(for_path);
-  free(lock);
-}
-
-/* Copies the tree's lab workers of the labs about to be timed into prebuild/workers: 0, or -1
- * when one could not be copied (then nothing is built beside the tests). */
-static int prebuild_keep_workers(const grade_options *opt, grade_report *report) {
-  char *dir = prebuild_path(opt, "workers");
-  int rc = mkdir_p(dir);
-  for (size_t i = 0; rc == 0 && i < report->n_labs; i++) {
-    lab_result *lab = &report->labs[i];
-    if (lab->state != LAB_GRADED) continue;
-    char *name = xasprintf("lab_%s_worker", lab->lab);
-    char *tests = path_join(report->build_dir, "grader/tests");
-    char *from = path_join(tests, name);
-    char *to = path_join(dir, name);
-    size_t length = 0;
-    char *bytes = read_file(from, &length);
-    rc = bytes != NULL && write_file_atomic(to, bytes, length) == 0 && chmod(to, 0755) == 0 ? 0 : -1;
-    free(lab->worker_copy);
-    lab->worker_copy = rc == 0 ? xstrdup(to) : NULL;
-    free(bytes);
-    free(to);
-    free(from);
-    free(tests);
-    free(name);
-  }
-  free(dir);
-  return rc;
-}
-
-/* Starts the child that lays opt->next_submission over the copy and builds it. */
-static void prebuild_start(const grade_options *opt, grade_report *report) {
-  if (opt->work_dir == NULL) return;
-  char *dir = prebuild_path(opt, "");
-  if (mkdir_p(dir) != 0 || prebuild_keep_workers(opt, report) != 0) {
-    for (size_t i = 0; i < report->n_labs; i++) {
-      free(report->labs[i].worker_copy);
-      report->labs[i].worker_copy = NULL;
-    }
-    free(dir);
-    return;
-  }
-  free(dir);
-  char *lock = prebuild_path(opt, "lock");
-  int fd = gpu_lock_acquire(lock, 1); /* held by the child until it ends */
-  free(lock);
-  if (fd < 0) return;
-  progress(opt, "building the next submission beside the performance tests");
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid != 0) {
-    close(fd); /* the child's descriptor keeps the lock */
-    if (pid > 0) prebuild_pid = pid;
-    return;
-  }
-  char *log_path = prebuild_path(opt, "prebuild.log");
-  int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log >= 0) dup2(log, 2);
-  free(log_path);
-  grade_options next = *opt;
-  next.submission = opt->next_submission;
-  next.next_submission = NULL;
-  next.progress = "next submission";
-  char *for_path = prebuild_path(opt, "for");
-  remove(for_path);
-  for (size_t i = 0; i < report->n_labs; i++) {
-    lab_result *lab = &report->labs[i];
-    if (lab->state != LAB_NO_RUBRIC && lab->state != LAB_ERROR) lab->state = LAB_GRADED;
-  }
-  char *logs = prebuild_path(opt, "");
-  if (prepare_submission(&next, report, logs, 0) == 0) {
-    build_all_labs(&next, report, logs);
-    write_file_atomic(for_path, next.submission, strlen(next.submission));
-  }
-  fflush(NULL);
-  _exit(0);
 }
 
 int grade_run(const grade_options *opt, grade_report *report) {
@@ -1231,10 +1097,9 @@ int grade_run(const grade_options *opt, grade_report *report) {
   free(rubric_root);
 
   int ready = 1;
-  if (opt->submission) prebuild_wait(opt, report, logs); /* counted as building */
   double t = now_seconds();
   if (opt->submission) {
-    ready = prepare_submission(opt, report, logs, 1) == 0;
+    ready = prepare_submission(opt, report, logs) == 0;
   } else {
     report->build_dir = xstrdup(opt->build_dir);
     char *cache = path_join(report->build_dir, "CMakeCache.txt");
@@ -1293,9 +1158,7 @@ int grade_run(const grade_options *opt, grade_report *report) {
     correctness_together(opt, report, logs);
   }
   /* Then lab by lab: the labs it uses (a lab tested with a used lab that failed is built and
-   * tested again against the reference, its performance tests included); then the performance
-   * tests of the others (the next submission built beside them when it can be), the scores. */
-  int *timed = xcalloc(report->n_labs + 1, sizeof *timed);
+   * tested again against the reference), its performance tests, its scores. */
   for (size_t i = 0; i < report->n_labs; i++) {
     lab_result *lab = &report->labs[i];
     if (!ready) {
@@ -1336,16 +1199,16 @@ int grade_run(const grade_options *opt, grade_report *report) {
         free(lab->note);
         lab->note = both;
       }
-      timed[i] = 1;
+      if (lab->state == LAB_GRADED && !ctx.cpu_backend) lab_tests_locked(opt, report, lab, 1, logs);
+      lab_score(opt, lab, &ctx);
     }
     lab->seconds += now_seconds() - began;
     sl_free(&references);
   }
+  free(build_notes);
   /* The build tree goes back to the student's own code (the student's next ctest, the next
-   * submission of a batch). The reference built only lab_<lab>_reference and the workers of
-   * the labs graded with it: the others' workers, timed below, are the student's. */
+   * submission of a batch). */
   t = now_seconds();
-  int restored = 1;
   char *left = ready ? cmake_cache_get(report->build_dir, "GPULABS_REFERENCE_LABS") : NULL;
   if (left && left[0] != '\0') {
     char *log = path_join(logs, "configure-restore.log");
@@ -1353,32 +1216,14 @@ int grade_run(const grade_options *opt, grade_report *report) {
                     "-DGPULABS_REFERENCE_LABS=", NULL};
     remove(log);
     if (run_logged(argv, log) != 0) {
-      restored = 0;
       sl_push_owned(&report->problems, xasprintf("restoring GPULABS_REFERENCE_LABS in %s "
                                                  "failed; see %s", report->build_dir, log));
     }
     free(log);
   }
   free(left);
-  report->phase[PHASE_DEPENDENCIES] += now_seconds() - t;
-  size_t to_time = 0;
-  for (size_t i = 0; i < report->n_labs; i++) {
-    to_time += timed[i] && report->labs[i].state == LAB_GRADED && !ctx.cpu_backend;
-  }
-  if (ready && restored && to_time > 0 && opt->next_submission && opt->submission) {
-    prebuild_start(opt, report);
-  }
-  for (size_t i = 0; i < report->n_labs; i++) {
-    lab_result *lab = &report->labs[i];
-    if (!timed[i]) continue;
-    double began = now_seconds();
-    if (lab->state == LAB_GRADED && !ctx.cpu_backend) lab_tests_locked(opt, report, lab, 1, logs);
-    lab_score(opt, lab, &ctx);
-    lab->seconds += now_seconds() - began;
-  }
-  free(timed);
-  free(build_notes);
   free(logs);
+  report->phase[PHASE_DEPENDENCIES] += now_seconds() - t;
   for (size_t i = 0; i < report->n_labs; i++) {
     for (int p = 0; p < PHASE_COUNT; p++) report->phase[p] += report->labs[i].phase[p];
   }

@@ -2,7 +2,9 @@
  * before; in the test program those names are proxies (<lab>_calls.c) that start the lab worker
  * on first use, hand it the call's device buffers and arguments, and return what it answered.
  * The lab's code runs only in the worker: nothing it does can print a verdict, exit the test,
- * or touch a file or a buffer the call did not hand it (grader/README.md, "The lab worker").
+ * touch a file, or reach a private buffer (the allocations calls handed it are all it maps; on
+ * the GPU an allocation is a slab of the test's shared buffers: grader/README.md, "The lab
+ * worker").
  *
  * A proxy writes its arguments in the order the worker's dispatcher reads them:
  *   gl_call *c = gl_call_begin(WORKER, FN_REDUCE_INT, "reduce_int");

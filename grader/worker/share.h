@@ -1,6 +1,7 @@
 /* Device buffers shared between the test program and its lab worker. The test program owns
  * every buffer (it allocates, poisons, checks and frees them); the worker sees only the
- * allocations a call hands it. On the GPU that is CUDA IPC (cudaIpcGetMemHandle and
+ * allocations a call hands it (on the GPU, slabs holding many of the test's shared buffers:
+ * grader/shim/test_buffers.cpp). On the GPU that is CUDA IPC (cudaIpcGetMemHandle and
  * cudaIpcOpenMemHandle); on the CPU backend, the shared-memory file behind the allocation,
  * passed over the socket. */
 #ifndef GPULABS_WORKER_SHARE_H
