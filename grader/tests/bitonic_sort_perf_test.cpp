@@ -129,11 +129,11 @@ TEST_F(BitonicSortPerf, BestVsCubMerge) {
   ASSERT_TRUE(gl::TimeSealed(merge, kWarmup, kReps, &merge_ms));
   ASSERT_TRUE(gl::TimeSealed(radix, kWarmup, kReps, &radix_ms));
 
-  // Every step that is written, timed; the fastest counts.
+  // Every step that is written, timed, the last first; the fastest counts. A step whose warm-up
+  // calls each take more than kGiveUp times the best so far cannot be the fastest, and is not
+  // timed further.
   double best_ms = 0;
   bitonic_step best_step = BITONIC_STEP_GLOBAL;
-  // The last step first: a step whose warm-up calls each take more than kGiveUp times the best
-  // so far cannot be the fastest, and is not timed further.
   std::vector<std::string> times(BITONIC_LAST_STEP + 1);
   for (int s = BITONIC_LAST_STEP; s >= BITONIC_FIRST_STEP; --s) {
     const bitonic_step step = (bitonic_step)s;
