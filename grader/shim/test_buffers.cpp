@@ -28,14 +28,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
-#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "gltest.h"
+#include "slab_space.h"
 
 namespace gl {
 namespace {
@@ -76,8 +75,7 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 struct Slab {
   char *base;
-  size_t bytes;
-  std::map<size_t, size_t> free;  // offset -> length, no two adjacent
+  SlabSpace space;
 };
 
 // Exact buffers of a size, kept for the next test that asks for it (as a caching allocator
@@ -154,26 +152,29 @@ size_t SpanOf(size_t bytes) {
 void *AllocInSlab(Memory &m, size_t bytes, int domain) {
   const size_t span = SpanOf(bytes);
   std::vector<Slab> &slabs = m.slabs[domain];
-  for (size_t s = 0; s < slabs.size(); ++s) {
-    for (auto it = slabs[s].free.begin(); it != slabs[s].free.end(); ++it) {
-      if (it->second < span) continue;
-      const size_t offset = it->first, rest = it->second - span;
-      slabs[s].free.erase(it);
-      if (rest > 0) slabs[s].free[offset + span] = rest;
-      m.live[slabs[s].base + offset] = Block{(int)s, domain, offset, span};
-      return slabs[s].base + offset;
-    }
+  size_t s = 0, offset = SlabSpace::kNone;
+  while (s < slabs.size() && (offset = slabs[s].space.Take(span)) == SlabSpace::kNone) ++s;
+  if (s == slabs.size()) {
+    const size_t slab_bytes = std::max(span, kSlabBytes);
+    void *base = nullptr;
+    Check(cudaMalloc(&base, slab_bytes),
+          domain == 0 ? "cudaMalloc (a slab of test buffers)"
+                      : "cudaMalloc (a slab of the test's private buffers)");
+    slabs.push_back(Slab{static_cast<char *>(base), SlabSpace(slab_bytes)});
+    offset = slabs[s].space.Take(span);  // 0
   }
-  Slab slab;
-  slab.bytes = std::max(span, kSlabBytes);
-  void *base = nullptr;
-  Check(cudaMalloc(&base, slab.bytes), domain == 0 ? "cudaMalloc (a slab of test buffers)"
-                                                   : "cudaMalloc (a slab of the test's private buffers)");
-  slab.base = static_cast<char *>(base);
-  if (slab.bytes > span) slab.free[span] = slab.bytes - span;
-  slabs.push_back(std::move(slab));
-  m.live[base] = Block{(int)slabs.size() - 1, domain, 0, span};
-  return base;
+  char *ptr = slabs[s].base + offset;
+  m.live[ptr] = Block{(int)s, domain, offset, span};
+  return ptr;
+}
+
+// The slab of `domain` that holds p, or nullptr. Lock held.
+const Slab *SlabHolding(const Memory &m, int domain, const void *p) {
+  const char *c = static_cast<const char *>(p);
+  for (const Slab &slab : m.slabs[domain]) {
+    if (c >= slab.base && slab.space.Holds((size_t)(c - slab.base))) return &slab;
+  }
+  return nullptr;
 }
 
 void *Alloc(size_t bytes, int domain) {
@@ -187,22 +188,6 @@ void *Alloc(size_t bytes, int domain) {
   return ptr;
 }
 
-void FreeInSlab(Slab &slab, size_t offset, size_t span) {
-  auto next = slab.free.lower_bound(offset);
-  if (next != slab.free.end() && offset + span == next->first) {  // joins the block after
-    span += next->second;
-    next = slab.free.erase(next);
-  }
-  if (next != slab.free.begin()) {
-    auto prev = std::prev(next);
-    if (prev->first + prev->second == offset) {  // joins the block before
-      prev->second += span;
-      return;
-    }
-  }
-  slab.free[offset] = span;
-}
-
 }  // namespace
 
 void *DeviceAllocPoisoned(size_t bytes) { return Alloc(bytes, 0); }
@@ -214,15 +199,12 @@ void DeviceFree(void *ptr) {
   std::lock_guard<std::mutex> hold(m.lock);
   auto it = m.live.find(ptr);
   if (it == m.live.end()) {
-    for (const auto &slabs : m.slabs) {
-      for (const Slab &slab : slabs) {
-        const char *p = static_cast<const char *>(ptr);
-        if (p >= slab.base && p < slab.base + slab.bytes) {  // freed twice, or not a buffer's start
-          fprintf(stderr, "gpulabs test helper: DeviceFree(%p): not a live test buffer\n", ptr);
-          fflush(stderr);
-          std::abort();
-        }
-      }
+    if (SlabHolding(m, 0, ptr) != nullptr || SlabHolding(m, 1, ptr) != nullptr) {
+      // Freed twice, or not a buffer's start: freeing the slab would pull memory from under
+      // the test's other buffers.
+      fprintf(stderr, "gpulabs test helper: DeviceFree(%p): not a live test buffer\n", ptr);
+      fflush(stderr);
+      std::abort();
     }
     cudaFree(ptr);  // memory of the test's own (cudaMalloc)
     return;
@@ -230,7 +212,7 @@ void DeviceFree(void *ptr) {
   const Block block = it->second;
   m.live.erase(it);
   if (block.slab >= 0) {
-    FreeInSlab(m.slabs[block.domain][block.slab], block.offset, block.bytes);
+    m.slabs[block.domain][block.slab].space.Give(block.offset, block.bytes);
   } else if (block.domain == 1 || block.bytes > kPoolBytes / 4) {  // a rare giant: not kept
     cudaFree(ptr);
   } else {
@@ -244,9 +226,7 @@ bool IsPrivate(const void *ptr) {
   Memory &m = TheMemory();
   const char *p = static_cast<const char *>(ptr);
   std::lock_guard<std::mutex> hold(m.lock);
-  for (const Slab &slab : m.slabs[1]) {
-    if (p >= slab.base && p < slab.base + slab.bytes) return true;
-  }
+  if (SlabHolding(m, 1, p) != nullptr) return true;
   if (!m.exact) return false;
   for (const auto &entry : m.live) {
     const char *base = static_cast<const char *>(entry.first);
