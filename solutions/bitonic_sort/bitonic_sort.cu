@@ -21,6 +21,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <utility>
+
 #include "gpulabs/check.h"
 #include "bitonic_sort_steps.h"
 
@@ -675,38 +677,60 @@ __device__ __forceinline__ unsigned thread_local_bits(unsigned t) {
   }
 }
 
-// Reads (WRITE false) or writes back registers R, R+1, ... of a group: each at this thread's
-// word (the twisted one for the registers with bit TWIST_K set) plus a constant.
+// Reads (WRITE false) or writes back register R of a group: at this thread's word (the twisted
+// one if R has bit TWIST_K set) plus a constant.
 template <int LOG_E, bool PAIRS, bool WRITE, unsigned REGS, int TWIST_K, int R>
-__device__ __forceinline__ void group_move(uint32_t *s_key, uint32_t *s_val, unsigned mine,
-                                           unsigned mine_twisted, uint32_t (&key)[1 << LOG_E],
-                                           uint32_t (&val)[1 << LOG_E]) {
-  if constexpr (R < (1 << LOG_E)) {
-    constexpr unsigned offset = s5_pad(s5_reg_local(REGS, R));
-    constexpr bool twisted = TWIST_K >= 0 && ((R >> (TWIST_K < 0 ? 0 : TWIST_K)) & 1) != 0;
-    const unsigned at = (twisted ? mine_twisted : mine) + offset;
-    if (WRITE) {
-      s_key[at] = key[R];
-      if (PAIRS) s_val[at] = val[R];
-    } else {
-      key[R] = s_key[at];
-      if (PAIRS) val[R] = s_val[at];
-    }
-    group_move<LOG_E, PAIRS, WRITE, REGS, TWIST_K, R + 1>(s_key, s_val, mine, mine_twisted, key,
-                                                          val);
+__device__ __forceinline__ void group_move_one(uint32_t *s_key, uint32_t *s_val, unsigned mine,
+                                               unsigned mine_twisted, uint32_t (&key)[1 << LOG_E],
+                                               uint32_t (&val)[1 << LOG_E]) {
+  constexpr unsigned offset = s5_pad(s5_reg_local(REGS, R));
+  constexpr bool twisted = TWIST_K >= 0 && ((R >> (TWIST_K < 0 ? 0 : TWIST_K)) & 1) != 0;
+  const unsigned at = (twisted ? mine_twisted : mine) + offset;
+  if (WRITE) {
+    s_key[at] = key[R];
+    if (PAIRS) s_val[at] = val[R];
+  } else {
+    key[R] = s_key[at];
+    if (PAIRS) val[R] = s_val[at];
   }
 }
 
-// The mirror of a window, on register bit k: it flips every local bit of the block, so register
-// r (bit k clear) meets register r ^ (2^LOG_E - 1); the twist gives the thread bits.
-template <int LOG_E, bool PAIRS>
-__device__ __forceinline__ void register_mirror_all(uint32_t (&key)[1 << LOG_E],
-                                                    uint32_t (&val)[1 << LOG_E], int k) {
-#pragma unroll
-  for (int r = 0; r < (1 << LOG_E); ++r) {
-    const int partner = r ^ ((1 << LOG_E) - 1);
-    if (((r >> k) & 1) == 0) order_pair<PAIRS>(key[r], key[partner], val[r], val[partner]);
-  }
+// Reads or writes back all the registers R of a group, in order.
+template <int LOG_E, bool PAIRS, bool WRITE, unsigned REGS, int TWIST_K, int... R>
+__device__ __forceinline__ void group_move(uint32_t *s_key, uint32_t *s_val, unsigned mine,
+                                           unsigned mine_twisted, uint32_t (&key)[1 << LOG_E],
+                                           uint32_t (&val)[1 << LOG_E],
+                                           std::integer_sequence<int, R...>) {
+  (group_move_one<LOG_E, PAIRS, WRITE, REGS, TWIST_K, R>(s_key, s_val, mine, mine_twisted, key,
+                                                         val),
+   ...);
+}
+
+// Register r of the registers with bit b clear: i with a zero inserted at bit b.
+__host__ __device__ constexpr int s5_insert_zero(int i, int b) {
+  return ((i >> b) << (b + 1)) | (i & ((1 << b) - 1));
+}
+
+// Step 5's layers have compile-time bits, and no loops: each loop left to unroll costs the
+// optimiser time in proportion to the whole kernel. One layer on register bit RB: register r
+// (bit RB clear) meets r ^ 2^RB; I: the pairs in order.
+template <int LOG_E, bool PAIRS, int RB, int... I>
+__device__ __forceinline__ void register_layer(uint32_t (&key)[1 << LOG_E],
+                                               uint32_t (&val)[1 << LOG_E],
+                                               std::integer_sequence<int, I...>) {
+  (order_pair<PAIRS>(key[s5_insert_zero(I, RB)], key[s5_insert_zero(I, RB) | (1 << RB)],
+                     val[s5_insert_zero(I, RB)], val[s5_insert_zero(I, RB) | (1 << RB)]),
+   ...);
+}
+
+// The mirror over register bits TB .. 0: register r (bit TB clear) meets r ^ MASK.
+template <int LOG_E, bool PAIRS, int TB, int MASK, int... I>
+__device__ __forceinline__ void register_mirror_at(uint32_t (&key)[1 << LOG_E],
+                                                   uint32_t (&val)[1 << LOG_E],
+                                                   std::integer_sequence<int, I...>) {
+  (order_pair<PAIRS>(key[s5_insert_zero(I, TB)], key[s5_insert_zero(I, TB) ^ MASK],
+                     val[s5_insert_zero(I, TB)], val[s5_insert_zero(I, TB) ^ MASK]),
+   ...);
 }
 
 // ---- The tile sort: sizes 1 .. LOG_T inside each block of 2^LOG_T consecutive keys ----
@@ -798,16 +822,25 @@ struct s5_tile {
   static_assert(plan.groups > 0, "the tile sort's layers need more groups than a plan holds");
 };
 
-// Layers O, O+1, ... of the tile sort's group G.
+// Layer O of the tile sort's group G.
 template <int LOG_T, int LOG_E, bool PAIRS, int G, int O>
-__device__ __forceinline__ void tile_layers(uint32_t (&key)[1 << LOG_E],
-                                            uint32_t (&val)[1 << LOG_E]) {
-  if constexpr (O < s5_tile<LOG_T, LOG_E>::plan.group[G].ops) {
-    constexpr int op = s5_tile<LOG_T, LOG_E>::plan.group[G].op[O];
-    if constexpr ((op & 8) != 0) register_mirror<LOG_E, PAIRS>(key, val, op & 7);
-    else register_layers<LOG_E, PAIRS>(key, val, op, op);
-    tile_layers<LOG_T, LOG_E, PAIRS, G, O + 1>(key, val);
+__device__ __forceinline__ void tile_layer(uint32_t (&key)[1 << LOG_E],
+                                           uint32_t (&val)[1 << LOG_E]) {
+  constexpr int op = s5_tile<LOG_T, LOG_E>::plan.group[G].op[O];
+  constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
+  if constexpr ((op & 8) != 0) {
+    register_mirror_at<LOG_E, PAIRS, op & 7, (2 << (op & 7)) - 1>(key, val, pairs);
+  } else {
+    register_layer<LOG_E, PAIRS, op>(key, val, pairs);
   }
+}
+
+// The layers of group G, in order.
+template <int LOG_T, int LOG_E, bool PAIRS, int G, int... O>
+__device__ __forceinline__ void tile_layers(uint32_t (&key)[1 << LOG_E],
+                                            uint32_t (&val)[1 << LOG_E],
+                                            std::integer_sequence<int, O...>) {
+  (tile_layer<LOG_T, LOG_E, PAIRS, G, O>(key, val), ...);
 }
 
 // Index k of local bit `bit` among the register bits regs.
@@ -817,25 +850,34 @@ __host__ __device__ constexpr int s5_reg_index(unsigned regs, int bit) {
   return k;
 }
 
-// The tile sort's groups G, G+1, ...: a barrier, this thread's keys in, the layers, back out.
+// The tile sort's group G: a barrier, this thread's keys in, the layers, back out.
 // Each thread writes back the words it read, so one barrier per group suffices.
 template <int LOG_T, int LOG_E, bool PAIRS, int G>
+__device__ __forceinline__ void tile_group(uint32_t *s_key, uint32_t *s_val,
+                                           uint32_t (&key)[1 << LOG_E],
+                                           uint32_t (&val)[1 << LOG_E]) {
+  constexpr unsigned regs = s5_tile<LOG_T, LOG_E>::plan.group[G].regs;
+  constexpr int twist = s5_tile<LOG_T, LOG_E>::plan.group[G].twist;
+  constexpr int twist_k = twist < 0 ? -1 : s5_reg_index(regs, twist);
+  constexpr unsigned twist_mask = twist < 0 ? 0u : ((1u << twist) - 1) & ~regs;
+  __syncthreads();
+  const unsigned local = thread_local_bits<LOG_T, regs, 0>(threadIdx.x);
+  const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
+  group_move<LOG_E, PAIRS, false, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
+                                                 std::make_integer_sequence<int, 1 << LOG_E>());
+  tile_layers<LOG_T, LOG_E, PAIRS, G>(
+      key, val, std::make_integer_sequence<int, s5_tile<LOG_T, LOG_E>::plan.group[G].ops>());
+  group_move<LOG_E, PAIRS, true, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
+                                                std::make_integer_sequence<int, 1 << LOG_E>());
+}
+
+// All the groups, in order.
+template <int LOG_T, int LOG_E, bool PAIRS, int... G>
 __device__ __forceinline__ void tile_groups(uint32_t *s_key, uint32_t *s_val,
                                             uint32_t (&key)[1 << LOG_E],
-                                            uint32_t (&val)[1 << LOG_E]) {
-  if constexpr (G < s5_tile<LOG_T, LOG_E>::plan.groups) {
-    constexpr unsigned regs = s5_tile<LOG_T, LOG_E>::plan.group[G].regs;
-    constexpr int twist = s5_tile<LOG_T, LOG_E>::plan.group[G].twist;
-    constexpr int twist_k = twist < 0 ? -1 : s5_reg_index(regs, twist);
-    constexpr unsigned twist_mask = twist < 0 ? 0u : ((1u << twist) - 1) & ~regs;
-    __syncthreads();
-    const unsigned local = thread_local_bits<LOG_T, regs, 0>(threadIdx.x);
-    const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
-    group_move<LOG_E, PAIRS, false, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
-    tile_layers<LOG_T, LOG_E, PAIRS, G, 0>(key, val);
-    group_move<LOG_E, PAIRS, true, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
-    tile_groups<LOG_T, LOG_E, PAIRS, G + 1>(s_key, s_val, key, val);
-  }
+                                            uint32_t (&val)[1 << LOG_E],
+                                            std::integer_sequence<int, G...>) {
+  (tile_group<LOG_T, LOG_E, PAIRS, G>(s_key, s_val, key, val), ...);
 }
 
 // A thread's keys of a tile in step 4's high layout (thread t holds t + r * 2^LOG_B): one
@@ -889,7 +931,9 @@ __global__ void __launch_bounds__(1 << (LOG_T - LOG_E), s5_blocks_per_sm(LOG_T -
     s_key[mine + s5_pad((unsigned)r << LOG_B)] = key[r];
     if (PAIRS) s_val[mine + s5_pad((unsigned)r << LOG_B)] = val[r];
   }
-  tile_groups<LOG_T, LOG_E, PAIRS, 0>(s_key, s_val, key, val);
+  constexpr int groups = s5_tile<LOG_T, LOG_E>::plan.groups;
+  tile_groups<LOG_T, LOG_E, PAIRS>(s_key, s_val, key, val,
+                                   std::make_integer_sequence<int, groups>());
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < (1 << LOG_E); ++r) {
@@ -925,8 +969,14 @@ template <int LOG_E, bool PAIRS, int K_FIRST, int LEN, int MIRROR, int J>
 __device__ __forceinline__ void window_layers(uint32_t (&key)[1 << LOG_E],
                                               uint32_t (&val)[1 << LOG_E]) {
   if constexpr (J < LEN) {
-    if constexpr (J == MIRROR) register_mirror_all<LOG_E, PAIRS>(key, val, K_FIRST - J);
-    else register_layers<LOG_E, PAIRS>(key, val, K_FIRST - J, K_FIRST - J);
+    constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
+    // The mirror flips every local bit of the block: register r meets r ^ (2^LOG_E - 1), the
+    // twist gives the thread bits.
+    if constexpr (J == MIRROR) {
+      register_mirror_at<LOG_E, PAIRS, K_FIRST - J, (1 << LOG_E) - 1>(key, val, pairs);
+    } else {
+      register_layer<LOG_E, PAIRS, K_FIRST - J>(key, val, pairs);
+    }
     window_layers<LOG_E, PAIRS, K_FIRST, LEN, MIRROR, J + 1>(key, val);
   }
 }
@@ -949,9 +999,11 @@ __device__ __forceinline__ void window_group(uint32_t *s_key, uint32_t *s_val,
   constexpr unsigned twist_mask = MIRROR < 0 ? 0u : ((1u << LOG_M) - 1) & ~regs;
   const unsigned local = thread_local_bits<LOG_M, regs, 0>(threadIdx.x);
   const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
-  group_move<LOG_E, PAIRS, false, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
+  group_move<LOG_E, PAIRS, false, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
+                                                 std::make_integer_sequence<int, 1 << LOG_E>());
   window_layers<LOG_E, PAIRS, k_first, LEN, MIRROR, 0>(key, val);
-  group_move<LOG_E, PAIRS, true, regs, twist_k, 0>(s_key, s_val, mine, mine_twisted, key, val);
+  group_move<LOG_E, PAIRS, true, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
+                                                std::make_integer_sequence<int, 1 << LOG_E>());
 }
 
 // The shapes (8 * layers + 1 + mirror index) that group g of a window takes in some plan, as
