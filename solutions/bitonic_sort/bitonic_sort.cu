@@ -666,34 +666,46 @@ __host__ __device__ constexpr unsigned s5_reg_local(unsigned regs, int r) {
   return v;
 }
 
+// Step 5's straight-line code is folds over std::integer_sequence. The comparators and the
+// shared-memory moves call helpers templated on nothing but PAIRS (and WRITE): one templated
+// on each register or layer made thousands of functions for the front end to emit and the
+// optimiser to inline. The constants inside a fold are variable templates, which the front end
+// evaluates.
+template <unsigned REGS, int LOG_M, int I>
+constexpr int s5_thread_bit_of = s5_thread_bit(REGS, LOG_M, I);
+
 // This thread's local bits in a group's layout: thread index bit i goes to thread bit i.
-template <int LOG_M, unsigned REGS, int I>
+template <int LOG_M, unsigned REGS, int... I>
+__device__ __forceinline__ unsigned thread_local_bits(unsigned t,
+                                                      std::integer_sequence<int, I...>) {
+  return ((((t >> I) & 1u) << s5_thread_bit_of<REGS, LOG_M, I>) | ... | 0u);
+}
+
+template <int LOG_M, unsigned REGS>
 __device__ __forceinline__ unsigned thread_local_bits(unsigned t) {
-  if constexpr (I == LOG_M - s5_popcount(REGS)) {
-    return 0u;
+  return thread_local_bits<LOG_M, REGS>(
+      t, std::make_integer_sequence<int, LOG_M - s5_popcount(REGS)>());
+}
+
+// Reads (WRITE false) or writes back one register's key (and value) at word `at`.
+template <bool PAIRS, bool WRITE>
+__device__ __forceinline__ void move_word(uint32_t *s_key, uint32_t *s_val, unsigned at,
+                                          uint32_t &key, uint32_t &val) {
+  if (WRITE) {
+    s_key[at] = key;
+    if (PAIRS) s_val[at] = val;
   } else {
-    constexpr int bit = s5_thread_bit(REGS, LOG_M, I);
-    return (((t >> I) & 1u) << bit) | thread_local_bits<LOG_M, REGS, I + 1>(t);
+    key = s_key[at];
+    if (PAIRS) val = s_val[at];
   }
 }
 
-// Reads (WRITE false) or writes back register R of a group: at this thread's word (the twisted
-// one if R has bit TWIST_K set) plus a constant.
-template <int LOG_E, bool PAIRS, bool WRITE, unsigned REGS, int TWIST_K, int R>
-__device__ __forceinline__ void group_move_one(uint32_t *s_key, uint32_t *s_val, unsigned mine,
-                                               unsigned mine_twisted, uint32_t (&key)[1 << LOG_E],
-                                               uint32_t (&val)[1 << LOG_E]) {
-  constexpr unsigned offset = s5_pad(s5_reg_local(REGS, R));
-  constexpr bool twisted = TWIST_K >= 0 && ((R >> (TWIST_K < 0 ? 0 : TWIST_K)) & 1) != 0;
-  const unsigned at = (twisted ? mine_twisted : mine) + offset;
-  if (WRITE) {
-    s_key[at] = key[R];
-    if (PAIRS) s_val[at] = val[R];
-  } else {
-    key[R] = s_key[at];
-    if (PAIRS) val[R] = s_val[at];
-  }
-}
+// Register r's word is this thread's word (the twisted one if r has bit twist_k set) plus a
+// constant.
+template <unsigned REGS, int R>
+constexpr unsigned s5_reg_offset = s5_pad(s5_reg_local(REGS, R));
+template <int TWIST_K, int R>
+constexpr bool s5_twisted = TWIST_K >= 0 && ((R >> (TWIST_K < 0 ? 0 : TWIST_K)) & 1) != 0;
 
 // Reads or writes back all the registers R of a group, in order.
 template <int LOG_E, bool PAIRS, bool WRITE, unsigned REGS, int TWIST_K, int... R>
@@ -701,8 +713,10 @@ __device__ __forceinline__ void group_move(uint32_t *s_key, uint32_t *s_val, uns
                                            unsigned mine_twisted, uint32_t (&key)[1 << LOG_E],
                                            uint32_t (&val)[1 << LOG_E],
                                            std::integer_sequence<int, R...>) {
-  (group_move_one<LOG_E, PAIRS, WRITE, REGS, TWIST_K, R>(s_key, s_val, mine, mine_twisted, key,
-                                                         val),
+  (move_word<PAIRS, WRITE>(s_key, s_val,
+                           (s5_twisted<TWIST_K, R> ? mine_twisted : mine) +
+                               s5_reg_offset<REGS, R>,
+                           key[R], val[R]),
    ...);
 }
 
@@ -712,24 +726,18 @@ __host__ __device__ constexpr int s5_insert_zero(int i, int b) {
 }
 
 // Step 5's layers have compile-time bits, and no loops: each loop left to unroll costs the
-// optimiser time in proportion to the whole kernel. One layer on register bit RB: register r
-// (bit RB clear) meets r ^ 2^RB; I: the pairs in order.
-template <int LOG_E, bool PAIRS, int RB, int... I>
-__device__ __forceinline__ void register_layer(uint32_t (&key)[1 << LOG_E],
+// optimiser time in proportion to the whole kernel. One layer of pairs: register r (bit TB
+// clear) meets r ^ MASK; I: the pairs in order. MASK = 2^TB is a layer on register bit TB,
+// 2^(TB+1) - 1 the mirror over register bits TB .. 0.
+template <int TB, int I>
+constexpr int s5_pair_lo = s5_insert_zero(I, TB);
+
+template <int LOG_E, bool PAIRS, int TB, int MASK, int... I>
+__device__ __forceinline__ void register_pairs(uint32_t (&key)[1 << LOG_E],
                                                uint32_t (&val)[1 << LOG_E],
                                                std::integer_sequence<int, I...>) {
-  (order_pair<PAIRS>(key[s5_insert_zero(I, RB)], key[s5_insert_zero(I, RB) | (1 << RB)],
-                     val[s5_insert_zero(I, RB)], val[s5_insert_zero(I, RB) | (1 << RB)]),
-   ...);
-}
-
-// The mirror over register bits TB .. 0: register r (bit TB clear) meets r ^ MASK.
-template <int LOG_E, bool PAIRS, int TB, int MASK, int... I>
-__device__ __forceinline__ void register_mirror_at(uint32_t (&key)[1 << LOG_E],
-                                                   uint32_t (&val)[1 << LOG_E],
-                                                   std::integer_sequence<int, I...>) {
-  (order_pair<PAIRS>(key[s5_insert_zero(I, TB)], key[s5_insert_zero(I, TB) ^ MASK],
-                     val[s5_insert_zero(I, TB)], val[s5_insert_zero(I, TB) ^ MASK]),
+  (order_pair<PAIRS>(key[s5_pair_lo<TB, I>], key[s5_pair_lo<TB, I> ^ MASK],
+                     val[s5_pair_lo<TB, I>], val[s5_pair_lo<TB, I> ^ MASK]),
    ...);
 }
 
@@ -822,25 +830,21 @@ struct s5_tile {
   static_assert(plan.groups > 0, "the tile sort's layers need more groups than a plan holds");
 };
 
-// Layer O of the tile sort's group G.
-template <int LOG_T, int LOG_E, bool PAIRS, int G, int O>
-__device__ __forceinline__ void tile_layer(uint32_t (&key)[1 << LOG_E],
-                                           uint32_t (&val)[1 << LOG_E]) {
-  constexpr int op = s5_tile<LOG_T, LOG_E>::plan.group[G].op[O];
-  constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
-  if constexpr ((op & 8) != 0) {
-    register_mirror_at<LOG_E, PAIRS, op & 7, (2 << (op & 7)) - 1>(key, val, pairs);
-  } else {
-    register_layer<LOG_E, PAIRS, op>(key, val, pairs);
-  }
-}
+// Layer O of the tile sort's group G: register bit k, plus 8 for a mirror over bits k .. 0.
+template <int LOG_T, int LOG_E, int G, int O>
+constexpr int s5_tile_op = s5_tile<LOG_T, LOG_E>::plan.group[G].op[O];
 
 // The layers of group G, in order.
 template <int LOG_T, int LOG_E, bool PAIRS, int G, int... O>
 __device__ __forceinline__ void tile_layers(uint32_t (&key)[1 << LOG_E],
                                             uint32_t (&val)[1 << LOG_E],
                                             std::integer_sequence<int, O...>) {
-  (tile_layer<LOG_T, LOG_E, PAIRS, G, O>(key, val), ...);
+  constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
+  (register_pairs<LOG_E, PAIRS, s5_tile_op<LOG_T, LOG_E, G, O> & 7,
+                  (s5_tile_op<LOG_T, LOG_E, G, O> & 8) != 0
+                      ? (2 << (s5_tile_op<LOG_T, LOG_E, G, O> & 7)) - 1
+                      : 1 << (s5_tile_op<LOG_T, LOG_E, G, O> & 7)>(key, val, pairs),
+   ...);
 }
 
 // Index k of local bit `bit` among the register bits regs.
@@ -861,7 +865,7 @@ __device__ __forceinline__ void tile_group(uint32_t *s_key, uint32_t *s_val,
   constexpr int twist_k = twist < 0 ? -1 : s5_reg_index(regs, twist);
   constexpr unsigned twist_mask = twist < 0 ? 0u : ((1u << twist) - 1) & ~regs;
   __syncthreads();
-  const unsigned local = thread_local_bits<LOG_T, regs, 0>(threadIdx.x);
+  const unsigned local = thread_local_bits<LOG_T, regs>(threadIdx.x);
   const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
   group_move<LOG_E, PAIRS, false, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
                                                  std::make_integer_sequence<int, 1 << LOG_E>());
@@ -883,33 +887,49 @@ __device__ __forceinline__ void tile_groups(uint32_t *s_key, uint32_t *s_val,
 // A thread's keys of a tile in step 4's high layout (thread t holds t + r * 2^LOG_B): one
 // base pointer plus constant offsets. CHECKED: past n, the sentinel. flip complements the keys
 // of a descending sort on the way in and out (then every comparator sorts ascending).
-template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED>
-__device__ __forceinline__ void tile_load(const uint32_t *keys, const uint32_t *values,
-                                          unsigned first, unsigned n, uint32_t flip,
-                                          uint32_t (&key)[1 << LOG_E],
-                                          uint32_t (&val)[1 << LOG_E]) {
-  const int remaining = (int)n - (int)first;
-#pragma unroll
-  for (int r = 0; r < (1 << LOG_E); ++r) {
-    const bool inside = !CHECKED || (r << LOG_B) < remaining;
-    key[r] = (inside ? keys[first + (r << LOG_B)] : ~flip) ^ flip;
-    if (PAIRS) val[r] = inside ? values[first + (r << LOG_B)] : 0u;
+template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED, int R>
+__device__ __forceinline__ void tile_load_one(const uint32_t *keys, const uint32_t *values,
+                                              unsigned first, int remaining, uint32_t flip,
+                                              uint32_t (&key)[1 << LOG_E],
+                                              uint32_t (&val)[1 << LOG_E]) {
+  const bool inside = !CHECKED || (R << LOG_B) < remaining;
+  key[R] = (inside ? keys[first + (R << LOG_B)] : ~flip) ^ flip;
+  if (PAIRS) val[R] = inside ? values[first + (R << LOG_B)] : 0u;
+}
+
+template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED, int R>
+__device__ __forceinline__ void tile_store_one(uint32_t *keys, uint32_t *values, unsigned first,
+                                               int remaining, uint32_t flip,
+                                               const uint32_t (&key)[1 << LOG_E],
+                                               const uint32_t (&val)[1 << LOG_E]) {
+  if (!CHECKED || (R << LOG_B) < remaining) {
+    keys[first + (R << LOG_B)] = key[R] ^ flip;
+    if (PAIRS) values[first + (R << LOG_B)] = val[R];
   }
 }
 
-template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED>
+// All the registers R, as folds like the layers: no loop left to unroll.
+template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED, int... R>
+__device__ __forceinline__ void tile_load(const uint32_t *keys, const uint32_t *values,
+                                          unsigned first, unsigned n, uint32_t flip,
+                                          uint32_t (&key)[1 << LOG_E],
+                                          uint32_t (&val)[1 << LOG_E],
+                                          std::integer_sequence<int, R...>) {
+  const int remaining = (int)n - (int)first;
+  (tile_load_one<LOG_B, LOG_E, PAIRS, CHECKED, R>(keys, values, first, remaining, flip, key, val),
+   ...);
+}
+
+template <int LOG_B, int LOG_E, bool PAIRS, bool CHECKED, int... R>
 __device__ __forceinline__ void tile_store(uint32_t *keys, uint32_t *values, unsigned first,
                                            unsigned n, uint32_t flip,
                                            const uint32_t (&key)[1 << LOG_E],
-                                           const uint32_t (&val)[1 << LOG_E]) {
+                                           const uint32_t (&val)[1 << LOG_E],
+                                           std::integer_sequence<int, R...>) {
   const int remaining = (int)n - (int)first;
-#pragma unroll
-  for (int r = 0; r < (1 << LOG_E); ++r) {
-    if (!CHECKED || (r << LOG_B) < remaining) {
-      keys[first + (r << LOG_B)] = key[r] ^ flip;
-      if (PAIRS) values[first + (r << LOG_B)] = val[r];
-    }
-  }
+  (tile_store_one<LOG_B, LOG_E, PAIRS, CHECKED, R>(keys, values, first, remaining, flip, key,
+                                                   val),
+   ...);
 }
 
 template <int LOG_T, int LOG_E, bool PAIRS>
@@ -923,25 +943,20 @@ __global__ void __launch_bounds__(1 << (LOG_T - LOG_E), s5_blocks_per_sm(LOG_T -
   const unsigned base = blockIdx.x << LOG_T;
   const unsigned first = base + threadIdx.x;
   const bool whole = n - base >= (1u << LOG_T);
-  if (whole) tile_load<LOG_B, LOG_E, PAIRS, false>(keys, values, first, n, flip, key, val);
-  else tile_load<LOG_B, LOG_E, PAIRS, true>(keys, values, first, n, flip, key, val);
+  constexpr std::make_integer_sequence<int, 1 << LOG_E> regs{};
+  if (whole) tile_load<LOG_B, LOG_E, PAIRS, false>(keys, values, first, n, flip, key, val, regs);
+  else tile_load<LOG_B, LOG_E, PAIRS, true>(keys, values, first, n, flip, key, val, regs);
+  // The same layout in shared memory is a group's with register bits LOG_B .. LOG_T - 1.
   const unsigned mine = s5_pad(threadIdx.x);
-#pragma unroll
-  for (int r = 0; r < (1 << LOG_E); ++r) {
-    s_key[mine + s5_pad((unsigned)r << LOG_B)] = key[r];
-    if (PAIRS) s_val[mine + s5_pad((unsigned)r << LOG_B)] = val[r];
-  }
+  constexpr unsigned high = ((1u << LOG_E) - 1) << LOG_B;
+  group_move<LOG_E, PAIRS, true, high, -1>(s_key, s_val, mine, mine, key, val, regs);
   constexpr int groups = s5_tile<LOG_T, LOG_E>::plan.groups;
   tile_groups<LOG_T, LOG_E, PAIRS>(s_key, s_val, key, val,
                                    std::make_integer_sequence<int, groups>());
   __syncthreads();
-#pragma unroll
-  for (int r = 0; r < (1 << LOG_E); ++r) {
-    key[r] = s_key[mine + s5_pad((unsigned)r << LOG_B)];
-    if (PAIRS) val[r] = s_val[mine + s5_pad((unsigned)r << LOG_B)];
-  }
-  if (whole) tile_store<LOG_B, LOG_E, PAIRS, false>(keys, values, first, n, flip, key, val);
-  else tile_store<LOG_B, LOG_E, PAIRS, true>(keys, values, first, n, flip, key, val);
+  group_move<LOG_E, PAIRS, false, high, -1>(s_key, s_val, mine, mine, key, val, regs);
+  if (whole) tile_store<LOG_B, LOG_E, PAIRS, false>(keys, values, first, n, flip, key, val, regs);
+  else tile_store<LOG_B, LOG_E, PAIRS, true>(keys, values, first, n, flip, key, val, regs);
 }
 
 // ---- The windows ----
@@ -963,22 +978,17 @@ typedef struct s5_window {
   uint16_t word[S5_MAX_LOCAL_BITS];
 } s5_window;
 
-// Layers J, J+1, ... LEN-1 of a window's group: layer j on register bit K_FIRST - j, the
-// MIRROR-th the mirror.
-template <int LOG_E, bool PAIRS, int K_FIRST, int LEN, int MIRROR, int J>
+// The layers J of a window's group: layer j on register bit K_FIRST - j, the MIRROR-th the
+// mirror. The mirror flips every local bit of the block: register r meets r ^ (2^LOG_E - 1),
+// the twist gives the thread bits.
+template <int LOG_E, bool PAIRS, int K_FIRST, int MIRROR, int... J>
 __device__ __forceinline__ void window_layers(uint32_t (&key)[1 << LOG_E],
-                                              uint32_t (&val)[1 << LOG_E]) {
-  if constexpr (J < LEN) {
-    constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
-    // The mirror flips every local bit of the block: register r meets r ^ (2^LOG_E - 1), the
-    // twist gives the thread bits.
-    if constexpr (J == MIRROR) {
-      register_mirror_at<LOG_E, PAIRS, K_FIRST - J, (1 << LOG_E) - 1>(key, val, pairs);
-    } else {
-      register_layer<LOG_E, PAIRS, K_FIRST - J>(key, val, pairs);
-    }
-    window_layers<LOG_E, PAIRS, K_FIRST, LEN, MIRROR, J + 1>(key, val);
-  }
+                                              uint32_t (&val)[1 << LOG_E],
+                                              std::integer_sequence<int, J...>) {
+  constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
+  (register_pairs<LOG_E, PAIRS, K_FIRST - J,
+                  J == MIRROR ? (1 << LOG_E) - 1 : 1 << (K_FIRST - J)>(key, val, pairs),
+   ...);
 }
 
 // Group G of a window, with LEN layers and its mirror at MIRROR (-1: none). Its registers hold
@@ -997,11 +1007,11 @@ __device__ __forceinline__ void window_group(uint32_t *s_key, uint32_t *s_val,
   constexpr int k_first = LOG_M - 1 - LOG_E * G - base;
   constexpr int twist_k = MIRROR < 0 ? -1 : k_first - MIRROR;
   constexpr unsigned twist_mask = MIRROR < 0 ? 0u : ((1u << LOG_M) - 1) & ~regs;
-  const unsigned local = thread_local_bits<LOG_M, regs, 0>(threadIdx.x);
+  const unsigned local = thread_local_bits<LOG_M, regs>(threadIdx.x);
   const unsigned mine = s5_pad(local), mine_twisted = s5_pad(local ^ twist_mask);
   group_move<LOG_E, PAIRS, false, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
                                                  std::make_integer_sequence<int, 1 << LOG_E>());
-  window_layers<LOG_E, PAIRS, k_first, LEN, MIRROR, 0>(key, val);
+  window_layers<LOG_E, PAIRS, k_first, MIRROR>(key, val, std::make_integer_sequence<int, LEN>());
   group_move<LOG_E, PAIRS, true, regs, twist_k>(s_key, s_val, mine, mine_twisted, key, val,
                                                 std::make_integer_sequence<int, 1 << LOG_E>());
 }
@@ -1070,31 +1080,41 @@ __device__ __forceinline__ void window_groups(const s5_window &w, uint32_t *s_ke
 
 // Loads (STORE false) or stores a thread's keys of one block in the load layout, registers in
 // Gray-code order: each next position is the last XOR one vector, each next word the last plus
-// or minus one. CHECKED: positions past n get the sentinel, or are not written.
-template <int LOG_E, bool PAIRS, bool STORE, bool CHECKED>
+// or minus one. CHECKED: positions past n get the sentinel, or are not written. Step G of the
+// walk: from register G-1 to register G (G > 0), then register G's key.
+template <int LOG_E, bool PAIRS, bool STORE, bool CHECKED, int G>
+__device__ __forceinline__ void window_move_one(uint32_t *keys, uint32_t *values, unsigned n,
+                                                uint32_t flip, unsigned &pos, unsigned &at,
+                                                const unsigned (&reg_pos)[LOG_E],
+                                                const unsigned (&reg_word)[LOG_E],
+                                                uint32_t *s_key, uint32_t *s_val) {
+  if constexpr (G > 0) {
+    constexpr int k = s5_ctz(G);
+    pos ^= reg_pos[k];
+    at = ((G ^ (G >> 1)) >> k) & 1 ? at + reg_word[k] : at - reg_word[k];
+  }
+  if (STORE) {
+    if (!CHECKED || pos < n) {
+      keys[pos] = s_key[at] ^ flip;
+      if (PAIRS) values[pos] = s_val[at];
+    }
+  } else {
+    const bool inside = !CHECKED || pos < n;
+    s_key[at] = (inside ? keys[pos] : ~flip) ^ flip;
+    if (PAIRS) s_val[at] = inside ? values[pos] : 0u;
+  }
+}
+
+// The whole walk, G = 0, 1, ... in order (a fold: no loop left to unroll).
+template <int LOG_E, bool PAIRS, bool STORE, bool CHECKED, int... G>
 __device__ __forceinline__ void window_move(uint32_t *keys, uint32_t *values, unsigned n,
                                             uint32_t flip, unsigned pos, unsigned at,
                                             const unsigned (&reg_pos)[LOG_E],
                                             const unsigned (&reg_word)[LOG_E], uint32_t *s_key,
-                                            uint32_t *s_val) {
-#pragma unroll
-  for (int g = 0; g < (1 << LOG_E); ++g) {
-    if (g > 0) {
-      const int k = s5_ctz(g);
-      pos ^= reg_pos[k];
-      at = ((g ^ (g >> 1)) >> k) & 1 ? at + reg_word[k] : at - reg_word[k];
-    }
-    if (STORE) {
-      if (!CHECKED || pos < n) {
-        keys[pos] = s_key[at] ^ flip;
-        if (PAIRS) values[pos] = s_val[at];
-      }
-    } else {
-      const bool inside = !CHECKED || pos < n;
-      s_key[at] = (inside ? keys[pos] : ~flip) ^ flip;
-      if (PAIRS) s_val[at] = inside ? values[pos] : 0u;
-    }
-  }
+                                            uint32_t *s_val, std::integer_sequence<int, G...>) {
+  (window_move_one<LOG_E, PAIRS, STORE, CHECKED, G>(keys, values, n, flip, pos, at, reg_pos,
+                                                    reg_word, s_key, s_val),
+   ...);
 }
 
 // One window of the network over every block of 2^LOG_M keys: load, the groups, store. LOG_T and
@@ -1114,6 +1134,8 @@ __global__ void __launch_bounds__(1 << (LOG_M - LOG_E), s5_blocks_per_sm(LOG_M -
   const unsigned base = ((block & ((1u << (h - a)) - 1)) << a) | ((block >> (h - a)) << (h + b));
   if (base >= n) return; // the block's lowest position is past n: so are all the others
   unsigned pos = base, at = 0, top = base;
+  // Loops, unlike the rest: as folds these two cost 16 more instructions of address setup in
+  // the pairs kernel, and no measurable compile time.
 #pragma unroll
   for (int i = 0; i < LOG_B; ++i) {
     if ((t >> i) & 1) pos ^= w.pos[i], at += w.word[i];
@@ -1127,22 +1149,23 @@ __global__ void __launch_bounds__(1 << (LOG_M - LOG_E), s5_blocks_per_sm(LOG_M -
   }
   // top: the block's highest position (every local bit set, the upper half twisted).
   const bool whole = top < n;
+  constexpr std::make_integer_sequence<int, 1 << LOG_E> walk{};
   if (whole) {
     window_move<LOG_E, PAIRS, false, false>(keys, values, n, flip, pos, at, reg_pos, reg_word,
-                                            s_key, s_val);
+                                            s_key, s_val, walk);
   } else {
     window_move<LOG_E, PAIRS, false, true>(keys, values, n, flip, pos, at, reg_pos, reg_word,
-                                           s_key, s_val);
+                                           s_key, s_val, walk);
   }
   window_groups<LOG_M, LOG_E, PAIRS, s5_window_shapes<LOG_T, LOG_M, LOG_E, COALESCE>, 0>(
       w, s_key, s_val, key, val);
   __syncthreads();
   if (whole) {
     window_move<LOG_E, PAIRS, true, false>(keys, values, n, flip, pos, at, reg_pos, reg_word,
-                                           s_key, s_val);
+                                           s_key, s_val, walk);
   } else {
     window_move<LOG_E, PAIRS, true, true>(keys, values, n, flip, pos, at, reg_pos, reg_word,
-                                          s_key, s_val);
+                                          s_key, s_val, walk);
   }
 }
 
