@@ -255,13 +255,6 @@ void DealShards() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  // One hardware queue per CUDA context, for this program and (inherited) its lab worker:
-  // everything runs on the default stream (the audit refuses stream creation), so a second
-  // queue would never be used, and creating the default eight is most of a context's cost.
-  // The grader starts dozens of test programs at once, and the driver makes their contexts one
-  // at a time: on an H100, 48 processes waited 8.7 s for a context on average with eight
-  // queues, 2.0 s with one (docs/results, run 48). A value already set is kept.
-  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
   ::testing::InitGoogleTest(&argc, argv);
   DealShards();
   unsigned timeout_s = 0;

@@ -75,8 +75,16 @@ TEST(SlabSpace, HoldsOnlyOffsetsInsideTheSlab) {
   EXPECT_FALSE(space.Holds(256));
 }
 
-// Random takes and gives against a byte map of what is taken: no byte is handed out twice,
-// every byte comes back, and the free list stays well formed.
+// The offset first fit gives: the lowest free block of at least `span` bytes.
+size_t FirstFit(const gl::SlabSpace &space, size_t span) {
+  for (const auto &block : space.free_blocks()) {
+    if (block.second >= span) return block.first;
+  }
+  return gl::SlabSpace::kNone;
+}
+
+// Random takes and gives against a byte map of what is taken: each take is first fit, no byte
+// is handed out twice, every byte comes back, and the free list stays well formed.
 TEST(SlabSpace, RandomTakesAndGivesNeverOverlap) {
   const size_t bytes = 1 << 16;
   gl::SlabSpace space(bytes);
@@ -87,7 +95,9 @@ TEST(SlabSpace, RandomTakesAndGivesNeverOverlap) {
   for (int round = 0; round < 4000; ++round) {
     if (live.empty() || gl_rng_below(&rng, 2) == 0) {
       const size_t span = 1 + (size_t)gl_rng_below(&rng, 2048);
+      const size_t want = FirstFit(space, span);
       const size_t offset = space.Take(span);
+      ASSERT_EQ(offset, want) << "not first fit for " << span << " bytes, round " << round;
       if (offset == gl::SlabSpace::kNone) continue;
       ASSERT_LE(offset + span, bytes) << "round " << round;
       for (size_t i = offset; i < offset + span; ++i) {

@@ -667,9 +667,9 @@ __host__ __device__ constexpr unsigned s5_reg_local(unsigned regs, int r) {
 }
 
 // Step 5's straight-line code is folds over std::integer_sequence. The comparators and the
-// shared-memory moves call helpers templated on nothing but PAIRS (and WRITE): one templated
-// on each register or layer made thousands of functions for the front end to emit and the
-// optimiser to inline. The constants inside a fold are variable templates, which the front end
+// groups' shared-memory moves call helpers templated on nothing but PAIRS (and WRITE): one
+// templated on each register or layer made thousands of functions for the front end to emit
+// and the optimiser to inline. The constants inside a fold are variable templates, which the front end
 // evaluates.
 template <unsigned REGS, int LOG_M, int I>
 constexpr int s5_thread_bit_of = s5_thread_bit(REGS, LOG_M, I);
@@ -1134,8 +1134,8 @@ __global__ void __launch_bounds__(1 << (LOG_M - LOG_E), s5_blocks_per_sm(LOG_M -
   const unsigned base = ((block & ((1u << (h - a)) - 1)) << a) | ((block >> (h - a)) << (h + b));
   if (base >= n) return; // the block's lowest position is past n: so are all the others
   unsigned pos = base, at = 0, top = base;
-  // Loops, unlike the rest: as folds these two cost 16 more instructions of address setup in
-  // the pairs kernel, and no measurable compile time.
+  // Loops, unlike the rest: folding these two saved no measurable compile time and added 16
+  // instructions of address setup to the pairs kernel.
 #pragma unroll
   for (int i = 0; i < LOG_B; ++i) {
     if ((t >> i) & 1) pos ^= w.pos[i], at += w.word[i];
