@@ -46,13 +46,26 @@ static void progress(const grade_options *opt, const char *format, ...)
 #endif
     ;
 
+/* One write a line: graders side by side (--gpus) share stderr, and a line written in pieces
+ * could be cut by another grader's ("grade: [GPU 0, slot 0] carol: grade: [GPU 0, slot 1] dave:
+ * ..."), which a reader waiting for carol's line never sees. */
 static void progress(const grade_options *opt, const char *format, ...) {
+  strbuf line;
+  sb_init(&line);
+  sb_printf(&line, "grade: %s%s", opt->progress ? opt->progress : "", opt->progress ? ": " : "");
   va_list args;
   va_start(args, format);
-  fprintf(stderr, "grade: %s%s", opt->progress ? opt->progress : "", opt->progress ? ": " : "");
-  vfprintf(stderr, format, args);
-  fprintf(stderr, "\n");
+  sb_vprintf(&line, format, args);
   va_end(args);
+  sb_printf(&line, "\n");
+  fflush(stderr);
+  for (size_t done = 0; done < line.len;) {
+    ssize_t wrote = write(STDERR_FILENO, line.data + done, line.len - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) break; /* nowhere to report it */
+    done += (size_t)wrote;
+  }
+  sb_free(&line);
 }
 
 char *cmake_cache_get(const char *build_dir, const char *key) {
