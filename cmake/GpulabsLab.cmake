@@ -154,9 +154,9 @@ function(gpulabs_add_test_executable name source)
   # (issue 17: the grader's correctness run took 45.7 s, 36.7 s with passive waiting). The
   # data are the same on any number of threads (common/src/data.c).
   # And one hardware queue per CUDA context (the lab worker inherits it): the driver makes a
-  # GPU's contexts one at a time, and with some 50 of them starting together the last of 48
-  # test processes had its context after 9.5 s with the default eight queues, 2.3 s with one
-  # (issue 17: a further submission's correctness run 42.3 s against 28.8 s;
+  # GPU's contexts one at a time, and of 48 processes started together the last had its
+  # context after 9.5 s with the default eight queues, 2.3 s with one (issue 17: a further
+  # submission's correctness run, some 50 processes, 42.3 s against 28.8 s;
   # docs/results/gpu-2026-11-27-session6.md). The labs run on the default stream, where one queue
   # serialises nothing. Performance programs (SERIAL) keep eight: they start one at a time, and
   # the sealed timing's check for work left on another stream needs the streams apart.
