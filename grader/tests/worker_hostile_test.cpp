@@ -15,6 +15,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
 
 #include "gltest.h"
 
@@ -170,6 +173,56 @@ TEST_F(WorkerHostile, PrivateBuffersAreOutOfReach) {
   EXPECT_EQ(shared.Download()[0], 42);
   Attack("write-device", nullptr, secret.get());
   EXPECT_EQ(secret.Download()[0], poison) << "the lab wrote into a private buffer";
+}
+
+// Private buffers stay out of reach only if the driver opens nothing that was never exported.
+// The test program makes three allocations, exports the first and the third, and fills the
+// second; the attack is given the two handles (a submission can find the ones the worker was
+// handed in its own memory) and tries the handles between and around them. On the H100's
+// driver 580 the handles differ in one byte that numbers the allocations, so the second's own
+// handle is among those tried (docs/results/gpu-2026-11-27-session7.md). Forged handles that
+// land on the exported two open and are written through: the control.
+TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
+  GL_SKIP_WITHOUT_GPU();
+  if (gl::OnCpuBackend()) {
+    GTEST_SKIP() << "needs a GPU: the CPU backend shares memory by file descriptor, not CUDA IPC";
+  }
+  const size_t bytes = (size_t)2 << 20;
+  void *first = nullptr, *secret = nullptr, *third = nullptr;
+  ASSERT_EQ(cudaMalloc(&first, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&secret, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&third, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(first, 0, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(secret, GL_POISON_BYTE, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(third, 0, bytes), cudaSuccess);
+  cudaIpcMemHandle_t handles[2];
+  ASSERT_EQ(cudaIpcGetMemHandle(&handles[0], first), cudaSuccess);
+  ASSERT_EQ(cudaIpcGetMemHandle(&handles[1], third), cudaSuccess);
+  std::string hex;
+  for (const cudaIpcMemHandle_t &h : handles) {
+    if (!hex.empty()) hex += ',';
+    for (int i = 0; i < 64; ++i) {
+      char two[3];
+      snprintf(two, sizeof two, "%02x", (unsigned char)h.reserved[i]);
+      hex += two;
+    }
+  }
+  setenv("GPULABS_HOSTILE_HANDLES", hex.c_str(), 1);
+  gl::DeviceBuffer<int64_t> sum(1);
+  std::string out;
+  EXPECT_EQ(Attack("forge-handles", &out, sum.get()), GL_OK) << message_ << out;
+  unsetenv("GPULABS_HOSTILE_HANDLES");
+  int64_t head[2] = {0, 0};
+  ASSERT_EQ(cudaMemcpy(&head[0], first, sizeof head[0], cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(&head[1], third, sizeof head[1], cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(head[0] == 42 || head[1] == 42) << "no forged handle reached the exported ones";
+  std::vector<unsigned char> seen(bytes);
+  ASSERT_EQ(cudaMemcpy(seen.data(), secret, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  size_t changed = 0;
+  for (unsigned char byte : seen) changed += byte != (unsigned char)GL_POISON_BYTE;
+  EXPECT_EQ(changed, 0u) << "a forged handle opened an allocation that was never exported: "
+                         << out;
+  cudaFree(first), cudaFree(secret), cudaFree(third);
 }
 
 TEST_F(WorkerHostile, ACrashFailsTheCallWithItsCause) {

@@ -39,6 +39,90 @@ __attribute__((constructor)) static void early_write(void) {
   }
 }
 
+/* forge-handles: two real IPC handles of the test program (a submission can find the handles
+ * the worker was given in its own memory) in GPULABS_HOSTILE_HANDLES, as 128 hex digits each,
+ * comma between. Tries every handle whose bytes that differ between the two are within 16 of
+ * theirs (all combinations, up to 20,000 handles; then one byte at a time), and each with one
+ * 8-byte word zeroed; writes 42 into the first 8 bytes of whatever opens. GL_OK when a forged
+ * handle opened (it then printed how many). */
+static int parse_handle(const char *hex, unsigned char out[64]) {
+  for (int i = 0; i < 64; ++i) {
+    unsigned v;
+    if (sscanf(hex + 2 * i, "%2x", &v) != 1) return -1;
+    out[i] = (unsigned char)v;
+  }
+  return 0;
+}
+
+static int try_handle(const unsigned char bytes[64], const unsigned char *given[2]) {
+  if (memcmp(bytes, given[0], 64) == 0 || memcmp(bytes, given[1], 64) == 0) return 0;
+  cudaIpcMemHandle_t handle;
+  memcpy(&handle, bytes, sizeof handle);
+  void *p = NULL;
+  if (cudaIpcOpenMemHandle(&p, handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const int64_t value = 42;
+  if (cudaMemcpy(p, &value, sizeof value, cudaMemcpyHostToDevice) != cudaSuccess) cudaGetLastError();
+  cudaIpcCloseMemHandle(p);
+  return 1;
+}
+
+static gl_status forge_handles(void) {
+  const char *list = getenv("GPULABS_HOSTILE_HANDLES");
+  unsigned char a[64], c[64], h[64];
+  if (list == NULL || strlen(list) != 257 || parse_handle(list, a) || parse_handle(list + 129, c)) {
+    return gl_fail(GL_ERR_INVALID_ARGUMENT, "forge-handles: GPULABS_HOSTILE_HANDLES unreadable");
+  }
+  const unsigned char *given[2] = {a, c};
+  int at[64], lo[64], hi[64], nd = 0;
+  long combinations = 1;
+  for (int i = 0; i < 64; ++i) {
+    if (a[i] == c[i]) continue;
+    at[nd] = i;
+    lo[nd] = (a[i] < c[i] ? a[i] : c[i]) - 16;
+    hi[nd] = (a[i] < c[i] ? c[i] : a[i]) + 16;
+    if (lo[nd] < 0) lo[nd] = 0;
+    if (hi[nd] > 255) hi[nd] = 255;
+    if (combinations <= 20000) combinations *= hi[nd] - lo[nd] + 1;
+    ++nd;
+  }
+  long tried = 0, opened = 0;
+  if (nd > 0 && combinations <= 20000) {
+    int v[64];
+    for (int k = 0; k < nd; ++k) v[k] = lo[k];
+    for (;;) {
+      memcpy(h, a, 64);
+      for (int k = 0; k < nd; ++k) h[at[k]] = (unsigned char)v[k];
+      opened += try_handle(h, given), ++tried;
+      int k = 0;
+      while (k < nd && ++v[k] > hi[k]) v[k] = lo[k], ++k;
+      if (k == nd) break;
+    }
+  } else {
+    for (int k = 0; k < nd; ++k) {
+      for (int base = 0; base < 2; ++base) {
+        for (int x = lo[k]; x <= hi[k]; ++x) {
+          memcpy(h, given[base], 64);
+          h[at[k]] = (unsigned char)x;
+          opened += try_handle(h, given), ++tried;
+        }
+      }
+    }
+  }
+  for (int word = 0; word < 8; ++word) {
+    memcpy(h, a, 64);
+    memset(h + 8 * word, 0, 8);
+    opened += try_handle(h, given), ++tried;
+  }
+  printf("forge-handles: %ld forged handles tried (%d bytes differ), %ld opened\n", tried, nd,
+         opened);
+  fflush(stdout);
+  return opened > 0 ? GL_OK
+                    : gl_fail(GL_ERR_CUDA, "forge-handles: none of %ld forged handles opened", tried);
+}
+
 static gl_status refused(const char *what) {
   return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s refused: %s", what, strerror(errno));
 }
@@ -129,6 +213,7 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
     }
     return GL_OK;
   }
+  if (strcmp(a, "forge-handles") == 0) return forge_handles();
   if (strcmp(a, "crash") == 0) raise(SIGSEGV);
   if (strcmp(a, "flood") == 0) {
     for (int i = 0; i < 40000; ++i) printf("flooding the test's output, line %d\n", i);
