@@ -50,6 +50,7 @@ class WorkerHostile : public ::testing::Test {
     unlink(file_.c_str());
     rmdir(dir_.c_str());
     unsetenv("GPULABS_HOSTILE");
+    unsetenv("GPULABS_HOSTILE_HANDLES");
   }
 
   // Runs the attack in a fresh worker; what the test program printed meanwhile goes to *output.
@@ -179,9 +180,9 @@ TEST_F(WorkerHostile, PrivateBuffersAreOutOfReach) {
 // The test program makes three allocations, exports the first and the third, and fills the
 // second; the attack is given the two handles (a submission can find the ones the worker was
 // handed in its own memory) and tries the handles between and around them. On the H100's
-// driver 580 the handles differ in one byte that numbers the allocations, so the second's own
-// handle is among those tried (docs/results/gpu-2026-11-27-session7.md). Forged handles that
-// land on the exported two open and are written through: the control.
+// driver 580 the handles differ in two bytes, one of them numbering the allocations, so the
+// second's own handle is among those tried (docs/results/gpu-2026-11-27-session7.md). Forged
+// handles that land on the exported two open and are written through: the control.
 TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
   GL_SKIP_WITHOUT_GPU();
   if (gl::OnCpuBackend()) {
@@ -211,7 +212,6 @@ TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
   gl::DeviceBuffer<int64_t> sum(1);
   std::string out;
   EXPECT_EQ(Attack("forge-handles", &out, sum.get()), GL_OK) << message_ << out;
-  unsetenv("GPULABS_HOSTILE_HANDLES");
   int64_t head[2] = {0, 0};
   ASSERT_EQ(cudaMemcpy(&head[0], first, sizeof head[0], cudaMemcpyDeviceToHost), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(&head[1], third, sizeof head[1], cudaMemcpyDeviceToHost), cudaSuccess);
