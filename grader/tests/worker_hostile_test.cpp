@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -188,11 +189,17 @@ TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
   if (gl::OnCpuBackend()) {
     GTEST_SKIP() << "needs a GPU: the CPU backend shares memory by file descriptor, not CUDA IPC";
   }
+  // Three allocations of their own, in this order (not the shim's slabs, which hold other
+  // tests' buffers); freed however the test ends.
   const size_t bytes = (size_t)2 << 20;
-  void *first = nullptr, *secret = nullptr, *third = nullptr;
-  ASSERT_EQ(cudaMalloc(&first, bytes), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&secret, bytes), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&third, bytes), cudaSuccess);
+  auto allocate = [bytes]() {
+    void *p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) p = nullptr;
+    return std::unique_ptr<void, cudaError_t (*)(void *)>(p, cudaFree);
+  };
+  auto first_memory = allocate(), secret_memory = allocate(), third_memory = allocate();
+  void *first = first_memory.get(), *secret = secret_memory.get(), *third = third_memory.get();
+  ASSERT_TRUE(first != nullptr && secret != nullptr && third != nullptr);
   ASSERT_EQ(cudaMemset(first, 0, bytes), cudaSuccess);
   ASSERT_EQ(cudaMemset(secret, GL_POISON_BYTE, bytes), cudaSuccess);
   ASSERT_EQ(cudaMemset(third, 0, bytes), cudaSuccess);
@@ -222,7 +229,6 @@ TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
   for (unsigned char byte : seen) changed += byte != (unsigned char)GL_POISON_BYTE;
   EXPECT_EQ(changed, 0u) << "a forged handle opened an allocation that was never exported: "
                          << out;
-  cudaFree(first), cudaFree(secret), cudaFree(third);
 }
 
 TEST_F(WorkerHostile, ACrashFailsTheCallWithItsCause) {

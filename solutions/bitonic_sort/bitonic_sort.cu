@@ -669,8 +669,8 @@ __host__ __device__ constexpr unsigned s5_reg_local(unsigned regs, int r) {
 // Step 5's straight-line code is folds over std::integer_sequence. The comparators and the
 // groups' shared-memory moves call helpers templated on nothing but PAIRS (and WRITE): one
 // templated on each register or layer made thousands of functions for the front end to emit
-// and the optimiser to inline. The constants inside a fold are variable templates, which the front end
-// evaluates.
+// and the optimiser to inline. The constants inside a fold are variable templates, which the
+// front end evaluates.
 template <unsigned REGS, int LOG_M, int I>
 constexpr int s5_thread_bit_of = s5_thread_bit(REGS, LOG_M, I);
 
