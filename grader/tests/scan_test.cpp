@@ -49,7 +49,8 @@ size_t DesignTile(scan_step step, int block_size) {
     case SCAN_STEP_BLELLOCH_SHARED:
     case SCAN_STEP_BLELLOCH_PADDED: return 2 * (size_t)block_size;
     case SCAN_STEP_WARP_SHUFFLE: return (size_t)block_size;
-    case SCAN_STEP_SINGLE_PASS: return 16 * (size_t)block_size;
+    case SCAN_STEP_SINGLE_PASS:
+    case SCAN_STEP_PREFETCH: return 16 * (size_t)block_size;
     default: return 0;
   }
 }
@@ -67,7 +68,7 @@ std::vector<size_t> SizesFor(scan_step step, int block_size) {
     // Steps 2 and 3 work level by level over the whole array: powers of two and their
     // neighbours (step 3 pads to the next power of two).
     extra = {((size_t)1 << 17) - 1, (size_t)1 << 17, ((size_t)1 << 17) + 1, ((size_t)1 << 20) + 3};
-  } else if (step == SCAN_STEP_SINGLE_PASS) {
+  } else if (step == SCAN_STEP_SINGLE_PASS || step == SCAN_STEP_PREFETCH) {
     // One tile, two tiles, and enough tiles that the look-back must move its 32-tile window.
     extra = {tile - 1, tile, tile + 1, 2 * tile + 3, 33 * tile + 5, 100 * tile + 7};
   } else {
@@ -207,6 +208,7 @@ class ScanStep4 : public GpuTest {};
 class ScanStep5 : public GpuTest {};
 class ScanStep6 : public GpuTest {};
 class ScanStep7 : public GpuTest {};
+class ScanStep8 : public GpuTest {};
 
 #define SCAN_STEP_CASES(Suite, step)                                    \
   TEST_F(Suite, DefaultBlock) { CheckStep(step, 0); }                   \
@@ -226,22 +228,44 @@ SCAN_STEP_CASES(ScanStep4, SCAN_STEP_BLELLOCH_SHARED)
 SCAN_STEP_CASES(ScanStep5, SCAN_STEP_BLELLOCH_PADDED)
 SCAN_STEP_CASES(ScanStep6, SCAN_STEP_WARP_SHUFFLE)
 SCAN_STEP_CASES(ScanStep7, SCAN_STEP_SINGLE_PASS)
+SCAN_STEP_CASES(ScanStep8, SCAN_STEP_PREFETCH)
 
-// Step 7 again, back to back: the tile counter and the status words must be reset on every
-// call (a stale "prefix available" flag from the previous call gives wrong sums, a stale
+namespace {
+
+// Steps 7 and 8 again, back to back: the tile counter and the status words must be reset on
+// every call (a stale "prefix available" flag from the previous call gives wrong sums, a stale
 // counter hands out tile numbers past the end).
-TEST_F(ScanStep7, RepeatedCallsStartAfresh) {
-  const size_t n = gl::CapSize(1000003);
-  const std::vector<int> in = SmallValues(n, Label(SCAN_STEP_SINGLE_PASS, 0, n, 4));
+void CheckRepeatedCalls(scan_step step, size_t n) {
+  n = gl::CapSize(n);
+  const std::vector<int> in = SmallValues(n, Label(step, 0, n, 4));
   const std::vector<int> expected = Reference(in, SCAN_EXCLUSIVE);
   gl::DeviceBuffer<int> d_in(in);
   gl::DeviceBuffer<int> d_out(n);
   for (int call = 0; call < 5; ++call) {
-    SCOPED_TRACE("call " + std::to_string(call + 1) + " of 5 on the same arrays");
+    SCOPED_TRACE("call " + std::to_string(call + 1) + " of 5 on the same arrays, " +
+                 scan_step_name(step) + ", n = " + std::to_string(n));
     d_out.Poison();
-    GL_ASSERT_OK(scan_run(SCAN_STEP_SINGLE_PASS, SCAN_EXCLUSIVE, d_in.get(), d_out.get(), n, 0));
-    GL_ASSERT_DEVICE_OK("scan_run(7-single-pass) called again");
+    GL_ASSERT_OK(scan_run(step, SCAN_EXCLUSIVE, d_in.get(), d_out.get(), n, 0));
+    GL_ASSERT_DEVICE_OK("scan_run called again");
     ASSERT_TRUE(gl::ArraysEqual(expected, d_out.Download()));
+  }
+}
+
+}  // namespace
+
+TEST_F(ScanStep7, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_SINGLE_PASS, 1000003); }
+// Beyond the reference's staggered first wave on an H100 (about 2.4 million elements), so
+// calls also differ in which tiles are small.
+TEST_F(ScanStep8, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_PREFETCH, 5000011); }
+
+// Sizes past twice the reference's first wave on an H100 (about 4.9 million elements at any
+// block size): small growing tiles first, then full tiles, each prefetching a later one.
+TEST_F(ScanStep8, PastTheFirstWave) {
+  for (int block : {0, 256, 32}) {
+    for (size_t n : gl::CapSizes({((size_t)5 << 20) + 3, ((size_t)3 << 21) - 7})) {
+      ASSERT_NO_FATAL_FAILURE(
+          CheckInput(SCAN_STEP_PREFETCH, block, SmallValues(n, Label(SCAN_STEP_PREFETCH, block, n, 6))));
+    }
   }
 }
 
@@ -294,14 +318,15 @@ TEST(ScanApiNames, StepNamesAndDefaults) {
   EXPECT_STREQ(scan_step_name(SCAN_STEP_BLELLOCH_PADDED), "5-blelloch-padded");
   EXPECT_STREQ(scan_step_name(SCAN_STEP_WARP_SHUFFLE), "6-warp-shuffle");
   EXPECT_STREQ(scan_step_name(SCAN_STEP_SINGLE_PASS), "7-single-pass");
+  EXPECT_STREQ(scan_step_name(SCAN_STEP_PREFETCH), "8-prefetch");
   EXPECT_STREQ(scan_step_name((scan_step)1), "unknown");
-  EXPECT_STREQ(scan_step_name((scan_step)8), "unknown");
+  EXPECT_STREQ(scan_step_name((scan_step)9), "unknown");
   for (int s = SCAN_FIRST_STEP; s <= SCAN_LAST_STEP; ++s) {
     int block = scan_default_block_size((scan_step)s);
     EXPECT_TRUE(block >= 32 && block <= 1024 && (block & (block - 1)) == 0)
         << scan_step_name((scan_step)s) << " default block size " << block;
   }
-  EXPECT_EQ(scan_default_block_size((scan_step)8), 0);
+  EXPECT_EQ(scan_default_block_size((scan_step)9), 0);
 }
 
 static bool LastErrorMentions(const char *text) {
@@ -310,7 +335,7 @@ static bool LastErrorMentions(const char *text) {
 
 TEST_F(ScanApi, RejectsAStepOutsideTheLadder) {
   gl::DeviceBuffer<int> a(16), b(16);
-  for (int step : {0, 1, 8}) {
+  for (int step : {0, 1, 9}) {
     GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT,
                      scan_run((scan_step)step, SCAN_EXCLUSIVE, a.get(), b.get(), 16, 0));
     EXPECT_TRUE(LastErrorMentions("step")) << gl_last_error();

@@ -20,6 +20,7 @@
 //   step 5  5-blelloch-padded   scan_step5_block_scan  (blelloch_padded_kernel)
 //   step 6  6-warp-shuffle      scan_step6_block_scan  (warp_shuffle_kernel)
 //   step 7  7-single-pass       scan_step7             (single_pass_kernel)
+//   step 8  8-prefetch (bonus)  scan_step8             (step 7's kernel, staggered and prefetching)
 //   then    scan_exclusive      scan_exclusive_step    (the step compaction and radix sort use)
 //
 // Compute sums in unsigned int: they then wrap around like the CPU reference, while signed
@@ -158,6 +159,33 @@ gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
   return gl_not_implemented(
       "scan step 7 (7-single-pass): write single_pass_kernel and launch it in scan_step7, "
       "labs/scan/scan.cu");
+}
+
+// =============================================================================================
+// Step 8 (bonus): a staggered first wave and an L2 prefetch part of a wave ahead
+//
+// Start from step 7 (its kernel can take the new parameters, 0 meaning off, so that it exists
+// once). Two changes, each measured in the handout:
+// - The first wave of blocks starts together, loads together and stores together, and the
+//   memory sits idle in between. Make the first tiles smaller and growing (the first few with one
+//   load a thread, the next few with two, ... up to the full tile), so that the first wave's
+//   blocks finish one after another. Tile t's start is then a closed form, not t * tile size.
+// - A block that waits for its prefix moves no bytes. Right after a warp has issued its loads,
+//   let its lane 0 ask L2 for the same warp's part of the tile `ahead` tiles later
+//   (cp.async.bulk.prefetch.L2.global, sm_90 and later), so that tile's reads from memory happen
+//   now; `ahead` a fraction of the blocks the GPU holds at once (cudaDeviceGetAttribute,
+//   cudaOccupancyMaxActiveBlocksPerMultiprocessor) and small enough that its bytes stay well
+//   inside L2 (cudaDevAttrL2CacheSize), or the prefetched lines are evicted before use.
+// Use no more status words than `tiles`: a ramp of small tiles adds tiles.
+// =============================================================================================
+
+gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,
+                     unsigned int *d_tile_counter, unsigned long long *d_status, size_t tiles) {
+  (void)kind, (void)d_in, (void)d_out, (void)n, (void)block_size, (void)d_tile_counter,
+      (void)d_status, (void)tiles;
+  return gl_not_implemented(
+      "scan step 8 (8-prefetch, bonus): stagger step 7's first wave and prefetch a part of a "
+      "wave ahead in scan_step8, labs/scan/scan.cu");
 }
 
 // =============================================================================================

@@ -24,11 +24,13 @@ typedef enum scan_step {
                                     recursively and added back */
   SCAN_STEP_BLELLOCH_PADDED = 5, /* step 4 with padding that avoids shared-memory bank conflicts */
   SCAN_STEP_WARP_SHUFFLE = 6,    /* __shfl_up_sync scans inside a block, hierarchical across blocks */
-  SCAN_STEP_SINGLE_PASS = 7      /* one pass with decoupled look-back (Merrill & Garland) */
+  SCAN_STEP_SINGLE_PASS = 7,     /* one pass with decoupled look-back (Merrill & Garland) */
+  SCAN_STEP_PREFETCH = 8         /* bonus: step 7 with a staggered first wave and each tile's
+                                    input prefetched into L2 part of a wave ahead */
 } scan_step;
 
 #define SCAN_FIRST_STEP SCAN_STEP_NAIVE
-#define SCAN_LAST_STEP SCAN_STEP_SINGLE_PASS
+#define SCAN_LAST_STEP SCAN_STEP_PREFETCH
 
 typedef enum scan_kind {
   SCAN_EXCLUSIVE = 0, /* out[i] = in[0] + ... + in[i-1], out[0] = 0 */

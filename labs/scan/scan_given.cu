@@ -18,6 +18,7 @@ const char *scan_step_name(scan_step step) {
     case SCAN_STEP_BLELLOCH_PADDED: return "5-blelloch-padded";
     case SCAN_STEP_WARP_SHUFFLE: return "6-warp-shuffle";
     case SCAN_STEP_SINGLE_PASS: return "7-single-pass";
+    case SCAN_STEP_PREFETCH: return "8-prefetch";
   }
   return "unknown";
 }
@@ -31,6 +32,7 @@ int scan_default_block_size(scan_step step) {
     case SCAN_STEP_BLELLOCH_PADDED: return 128;
     case SCAN_STEP_WARP_SHUFFLE: return 256;
     case SCAN_STEP_SINGLE_PASS: return 1024;
+    case SCAN_STEP_PREFETCH: return 1024;
   }
   return 0;
 }
@@ -128,17 +130,21 @@ static gl_status run_hierarchical(scan_step step, scan_kind kind, const int *d_i
   return scan_levels(step, kind, d_in, d_out, n, block_size, d_sums);
 }
 
-// Step 7: a tile counter (padded to 8 bytes) followed by one 64-bit status word per tile, all
-// zero at the start of every call: the counter at tile 0, every tile "nothing published yet".
-static gl_status run_single_pass(scan_kind kind, const int *d_in, int *d_out, size_t n,
-                                 int block_size) {
-  size_t tiles = ceil_div(n, tile_elements(SCAN_STEP_SINGLE_PASS, block_size));
+// Steps 7 and 8: a tile counter (padded to 8 bytes) followed by one 64-bit status word per
+// tile, all zero at the start of every call: the counter at tile 0, every tile "nothing
+// published yet".
+static gl_status run_single_pass(scan_step step, scan_kind kind, const int *d_in, int *d_out,
+                                 size_t n, int block_size) {
+  size_t tiles = ceil_div(n, tile_elements(step, block_size));
   size_t bytes = (1 + tiles) * sizeof(unsigned long long);
   void *raw = NULL;
   GL_TRY(reserve_scratch(bytes, &raw));
   LAB_CHECK(cudaMemsetAsync(raw, 0, bytes, 0));
-  return scan_step7(kind, d_in, d_out, n, block_size, (unsigned int *)raw,
-                    (unsigned long long *)raw + 1, tiles);
+  unsigned int *counter = (unsigned int *)raw;
+  unsigned long long *status = (unsigned long long *)raw + 1;
+  if (step == SCAN_STEP_PREFETCH)
+    return scan_step8(kind, d_in, d_out, n, block_size, counter, status, tiles);
+  return scan_step7(kind, d_in, d_out, n, block_size, counter, status, tiles);
 }
 
 static gl_status dispatch(const char *caller, scan_step step, scan_kind kind, const int *d_in,
@@ -171,7 +177,8 @@ static gl_status dispatch(const char *caller, scan_step step, scan_kind kind, co
     case SCAN_STEP_BLELLOCH_SHARED:
     case SCAN_STEP_BLELLOCH_PADDED:
     case SCAN_STEP_WARP_SHUFFLE: return run_hierarchical(step, kind, d_in, d_out, n, block_size);
-    case SCAN_STEP_SINGLE_PASS: return run_single_pass(kind, d_in, d_out, n, block_size);
+    case SCAN_STEP_SINGLE_PASS:
+    case SCAN_STEP_PREFETCH: return run_single_pass(step, kind, d_in, d_out, n, block_size);
   }
   return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s: step %d", caller, (int)step); // not reached
 }

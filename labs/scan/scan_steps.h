@@ -29,13 +29,15 @@
 #define SINGLE_PASS_VECTORS 4 // int4 loads per thread in step 7
 #define SINGLE_PASS_ITEMS (4 * SINGLE_PASS_VECTORS)
 
-// Elements one block scans in steps 4-7 (its "tile"); 0 for steps 2 and 3.
+// Elements one block scans in steps 4-8 (its "tile"); 0 for steps 2 and 3. Step 8's scratch is
+// step 7's: tiles of at least SINGLE_PASS_ITEMS elements a thread.
 static inline size_t tile_elements(scan_step step, int block_size) {
   switch (step) {
     case SCAN_STEP_BLELLOCH_SHARED:
     case SCAN_STEP_BLELLOCH_PADDED: return 2 * (size_t)block_size; // two elements a thread
     case SCAN_STEP_WARP_SHUFFLE: return (size_t)block_size;        // one element a thread
-    case SCAN_STEP_SINGLE_PASS: return SINGLE_PASS_ITEMS * (size_t)block_size;
+    case SCAN_STEP_SINGLE_PASS:
+    case SCAN_STEP_PREFETCH: return SINGLE_PASS_ITEMS * (size_t)block_size;
     default: return 0;
   }
 }
@@ -88,7 +90,14 @@ gl_status scan_levels(scan_step step, scan_kind kind, const int *d_in, int *d_ou
 gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,
                      unsigned int *d_tile_counter, unsigned long long *d_status, size_t tiles);
 
-// scan_exclusive: the step it runs (2..7). What the later labs (compaction, radix sort) build
+// Step 8 (bonus): step 7 with a staggered first wave and an L2 prefetch part of a wave ahead.
+// Handed what step 7 is handed (tiles counts tiles of SINGLE_PASS_ITEMS a thread: a tile may be
+// smaller than that only if the step then uses no more than `tiles` status words). Scans d_in
+// into d_out, as `kind` says, in one launch.
+gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,
+                     unsigned int *d_tile_counter, unsigned long long *d_status, size_t tiles);
+
+// scan_exclusive: the step it runs (2..8). What the later labs (compaction, radix sort) build
 // on, and what ScanPerf.BestVsCub times.
 scan_step scan_exclusive_step(void);
 

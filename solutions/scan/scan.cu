@@ -20,6 +20,7 @@
 //   step 5  5-blelloch-padded   scan_step5_block_scan  (blelloch_padded_kernel)
 //   step 6  6-warp-shuffle      scan_step6_block_scan  (warp_shuffle_kernel)
 //   step 7  7-single-pass       scan_step7             (single_pass_kernel)
+//   step 8  8-prefetch (bonus)  scan_step8             (step 7's kernel, staggered and prefetching)
 //   then    scan_exclusive      scan_exclusive_step    (the step compaction and radix sort use)
 //
 // Compute sums in unsigned int: they then wrap around like the CPU reference, while signed
@@ -468,19 +469,21 @@ static __device__ __forceinline__ unsigned int resolve_tile(unsigned long long *
   return exclusive;
 }
 
-// Warp w of a tile owns WARP_ITEMS consecutive elements and reads them in SCAN7_VECTORS rounds
-// of 128: in round r lane l holds elements r*128 + 4l .. r*128 + 4l + 3, one 16-byte load, so
-// each round is one fully coalesced 512-byte access, and every round is issued before the first
-// is used. `full`: the warp's elements all exist and the arrays are 16-byte aligned; otherwise
-// one int at a time, zeros past n.
+// Warp w of a tile owns `rounds` * 128 consecutive elements (WARP_ITEMS in a full tile; fewer
+// in step 8's first tiles) and reads them in rounds of 128: in round r lane l holds elements
+// r*128 + 4l .. r*128 + 4l + 3, one 16-byte load, so each round is one fully coalesced 512-byte
+// access, and every round is issued before the first is used. `full`: the warp's elements all
+// exist and the arrays are 16-byte aligned; otherwise one int at a time, zeros past n. Rounds
+// past `rounds` hold zeros.
 static __device__ __forceinline__ void load_tile(unsigned int v[][4], const int *d_in,
                                                  unsigned int warp_base, unsigned int n,
-                                                 int full, unsigned int lane) {
+                                                 int full, unsigned int lane, int rounds) {
   if (full) {
 #pragma unroll
     for (int r = 0; r < SCAN7_VECTORS; ++r) {
       // __ldcs: a streaming load, each byte is read once (evict it first).
-      int4 q = __ldcs((const int4 *)(d_in + warp_base + r * 4 * WARP_SIZE) + lane);
+      int4 q = r < rounds ? __ldcs((const int4 *)(d_in + warp_base + r * 4 * WARP_SIZE) + lane)
+                          : make_int4(0, 0, 0, 0);
       v[r][0] = (unsigned int)q.x, v[r][1] = (unsigned int)q.y;
       v[r][2] = (unsigned int)q.z, v[r][3] = (unsigned int)q.w;
     }
@@ -490,7 +493,7 @@ static __device__ __forceinline__ void load_tile(unsigned int v[][4], const int 
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         unsigned int i = warp_base + r * 4 * WARP_SIZE + 4 * lane + j;
-        v[r][j] = i < n ? (unsigned int)d_in[i] : 0u;
+        v[r][j] = r < rounds && i < n ? (unsigned int)d_in[i] : 0u;
       }
     }
   }
@@ -498,10 +501,12 @@ static __device__ __forceinline__ void load_tile(unsigned int v[][4], const int 
 
 static __device__ __forceinline__ void store_tile(const unsigned int v[][4], unsigned int offset,
                                                   int *d_out, unsigned int warp_base,
-                                                  unsigned int n, int full, unsigned int lane) {
+                                                  unsigned int n, int full, unsigned int lane,
+                                                  int rounds) {
   if (full) {
 #pragma unroll
     for (int r = 0; r < SCAN7_VECTORS; ++r) {
+      if (r >= rounds) break;
       int4 q = make_int4((int)(v[r][0] + offset), (int)(v[r][1] + offset),
                          (int)(v[r][2] + offset), (int)(v[r][3] + offset));
       __stcs((int4 *)(d_out + warp_base + r * 4 * WARP_SIZE) + lane, q); // streaming store
@@ -512,7 +517,7 @@ static __device__ __forceinline__ void store_tile(const unsigned int v[][4], uns
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         unsigned int i = warp_base + r * 4 * WARP_SIZE + 4 * lane + j;
-        if (i < n) d_out[i] = (int)(v[r][j] + offset);
+        if (r < rounds && i < n) d_out[i] = (int)(v[r][j] + offset);
       }
     }
   }
@@ -548,11 +553,50 @@ __device__ __forceinline__ unsigned int warp_total_of(unsigned int v) {
 #endif
 }
 
-// One block per tile of SCAN7_ITEMS * blockDim.x elements. The launch bounds say one block of
-// 1024 threads per SM is enough (64 registers a thread), which the 48 elements need.
+// Step 8's additions to step 7's kernel, all zero in step 7.
+// - The ramp: tiles 0 .. ramp_tiles - 1 are smaller and grow (1 + t / ramp_q int4 loads a
+//   thread: 1, 1, ..., 2, 2, ..., up to SCAN7_VECTORS - 1), so the first wave of blocks, which
+//   starts together, does not also load together and store together while memory idles in
+//   between; full tiles start at ramp_elements.
+// - The prefetch: each warp asks L2 for its part of the tile `ahead` tiles later, so that tile's
+//   reads from memory happen while this block waits for its prefix and stores.
+typedef struct single_pass_extras {
+  unsigned int ramp_q, ramp_tiles, ramp_elements, ahead;
+} single_pass_extras;
+
+// The elements of ramp tiles 0 .. t - 1, in units of 4 * blockDim.x (one int4 a thread): the
+// sum of 1 + i / q over i < t.
+static __host__ __device__ __forceinline__ unsigned int ramp_units_before(unsigned int t,
+                                                                         unsigned int q) {
+  unsigned int k = t / q;
+  return t + q * (k * (k - 1) / 2) + k * (t - k * q);
+}
+
+// Lane 0 of each warp asks L2 for the warp's part of full tile `tile` (one bulk prefetch, no
+// registers, nothing to wait for). sm_90 and later; elsewhere (and on the CPU backend) nothing.
+static __device__ __forceinline__ void prefetch_warp_part(const int *d_in, unsigned int n,
+                                                          unsigned int tile, unsigned int warp,
+                                                          single_pass_extras x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned int base = x.ramp_elements + (tile - x.ramp_tiles) * (blockDim.x * SCAN7_ITEMS) +
+                      warp * WARP_ITEMS;
+  if (base >= n) return;
+  unsigned int count = n - base < WARP_ITEMS ? (n - base) & ~3u : WARP_ITEMS; // 16-byte units
+  if (count == 0) return;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(d_in + base), "r"(count * 4)
+               : "memory");
+#else
+  (void)d_in, (void)n, (void)tile, (void)warp, (void)x;
+#endif
+}
+
+// One block per tile of SCAN7_ITEMS * blockDim.x elements (step 8's ramp tiles: fewer). The
+// launch bounds say one block of 1024 threads per SM is enough (64 registers a thread), which
+// the 48 elements need.
 __global__ void __launch_bounds__(MAX_BLOCK_SIZE, 1)
 single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long long *status,
-                   unsigned int *tile_counter, int inclusive, int vector_ok) {
+                   unsigned int *tile_counter, unsigned int tiles, int inclusive, int vector_ok,
+                   single_pass_extras x) {
   __shared__ unsigned int warp_totals[MAX_BLOCK_SIZE / WARP_SIZE];
   __shared__ unsigned int tile_shared, tile_prefix_shared;
   __shared__ unsigned long long arrivals; // warps that added their total (low half), the sum
@@ -568,11 +612,20 @@ single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long lo
   }
   __syncthreads();
   const unsigned int tile = tile_shared;
-  const unsigned int warp_base = tile * (blockDim.x * SCAN7_ITEMS) + warp * WARP_ITEMS;
-  const int full = vector_ok && warp_base + WARP_ITEMS <= n;
+  int rounds = SCAN7_VECTORS;
+  unsigned int tile_base = x.ramp_elements + (tile - x.ramp_tiles) * (blockDim.x * SCAN7_ITEMS);
+  if (tile < x.ramp_tiles) {
+    rounds = 1 + (int)(tile / x.ramp_q);
+    tile_base = ramp_units_before(tile, x.ramp_q) * 4 * blockDim.x;
+  }
+  const unsigned int warp_items = (unsigned int)rounds * 4 * WARP_SIZE;
+  const unsigned int warp_base = tile_base + warp * warp_items;
+  const int full = vector_ok && warp_base + warp_items <= n;
 
   unsigned int v[SCAN7_VECTORS][4];
-  load_tile(v, d_in, warp_base, n, full, lane);
+  load_tile(v, d_in, warp_base, n, full, lane, rounds);
+  if (x.ahead != 0 && lane == 0 && tile + x.ahead < tiles && tile + x.ahead >= x.ramp_tiles)
+    prefetch_warp_part(d_in, n, tile + x.ahead, warp, x);
   unsigned int mine = 0;
 #pragma unroll
   for (int r = 0; r < SCAN7_VECTORS; ++r) mine += v[r][0] + v[r][1] + v[r][2] + v[r][3];
@@ -599,20 +652,93 @@ single_pass_kernel(const int *d_in, int *d_out, unsigned int n, unsigned long lo
 
   // This warp's offset in the tile: the totals of the warps before it.
   const unsigned int warp_offset = warp_sum(lane < warp ? warp_totals[lane] : 0u);
-  store_tile(v, tile_prefix_shared + warp_offset, d_out, warp_base, n, full, lane);
+  store_tile(v, tile_prefix_shared + warp_offset, d_out, warp_base, n, full, lane, rounds);
+}
+
+// Steps 7 and 8: one launch of `tiles` blocks.
+static gl_status launch_single_pass(scan_kind kind, const int *d_in, int *d_out, size_t n,
+                                    int block_size, unsigned int *d_tile_counter,
+                                    unsigned long long *d_status, size_t tiles,
+                                    single_pass_extras x) {
+  // 16-byte loads and stores need 16-byte aligned arrays (cudaMalloc gives 256).
+  int vector_ok = ((uintptr_t)d_in % 16 == 0) && ((uintptr_t)d_out % 16 == 0);
+  if (!vector_ok) x.ahead = 0; // a bulk prefetch needs a 16-byte aligned address
+  single_pass_kernel<<<(unsigned int)tiles, block_size>>>(d_in, d_out, (unsigned int)n, d_status,
+                                                           d_tile_counter, (unsigned int)tiles,
+                                                           kind == SCAN_INCLUSIVE, vector_ok, x);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
 }
 
 gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,
                      unsigned int *d_tile_counter, unsigned long long *d_status, size_t tiles) {
   // The given `tiles` counts tiles of SINGLE_PASS_ITEMS; ours are larger, so there are fewer.
   tiles = ceil_div(n, SCAN7_ITEMS * (size_t)block_size);
-  // 16-byte loads and stores need 16-byte aligned arrays (cudaMalloc gives 256).
-  int vector_ok = ((uintptr_t)d_in % 16 == 0) && ((uintptr_t)d_out % 16 == 0);
-  single_pass_kernel<<<(unsigned int)tiles, block_size>>>(d_in, d_out, (unsigned int)n, d_status,
-                                                           d_tile_counter, kind == SCAN_INCLUSIVE,
-                                                           vector_ok);
-  LAB_CHECK_LAUNCH();
+  single_pass_extras none = {1, 0, 0, 0};
+  return launch_single_pass(kind, d_in, d_out, n, block_size, d_tile_counter, d_status, tiles,
+                            none);
+}
+
+// =============================================================================================
+// Step 8 (bonus): a staggered first wave and an L2 prefetch part of a wave ahead
+// =============================================================================================
+
+// Measured on the H100 (devbench/scan90 rounds 12-24, docs/labs/scan.md): a ramp over 3/4 of a
+// wave, and a prefetch 2/5 of a wave ahead. Further ahead was slower (a whole wave: 75% of the
+// copy), the prefetched lines being evicted before their block reads them.
+#define RAMP_PERCENT 75
+#define AHEAD_PERCENT 40
+
+// The blocks the GPU holds at once (SMs times blocks an SM holds) and its L2 size, asked once
+// for each device and block size.
+static gl_status gpu_slots(int block_size, unsigned int *slots, size_t *l2_bytes) {
+  static int cached_device = -1, cached_block = 0, cached_slots = 0, cached_l2 = 0;
+  int device = 0;
+  LAB_CHECK(cudaGetDevice(&device));
+  if (device != cached_device || block_size != cached_block) {
+    int sms = 0, per_sm = 0, l2 = 0;
+    LAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    LAB_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    LAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel,
+                                                            block_size, 0));
+    cached_slots = sms * (per_sm > 0 ? per_sm : 1);
+    cached_l2 = l2;
+    cached_device = device, cached_block = block_size;
+  }
+  *slots = (unsigned int)cached_slots;
+  *l2_bytes = (size_t)cached_l2;
   return GL_OK;
+}
+
+gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,
+                     unsigned int *d_tile_counter, unsigned long long *d_status, size_t tiles) {
+  const size_t reserved = tiles; // status words the given code zeroed
+  const size_t tile_size = SCAN7_ITEMS * (size_t)block_size;
+  unsigned int slots = 0;
+  size_t l2_bytes = 0;
+  GL_TRY(gpu_slots(block_size, &slots, &l2_bytes));
+  single_pass_extras x = {1, 0, 0, 0};
+  tiles = ceil_div(n, tile_size);
+
+  // The ramp: SCAN7_VECTORS - 1 sizes, q tiles each, over RAMP_PERCENT of a wave; only where n
+  // is well beyond it and the status words suffice.
+  unsigned int q = slots * RAMP_PERCENT / 100 / (SCAN7_VECTORS - 1);
+  if (q == 0) q = 1;
+  const unsigned int ramp_tiles = q * (SCAN7_VECTORS - 1);
+  const size_t ramp_elements = (size_t)ramp_units_before(ramp_tiles, q) * 4 * block_size;
+  if (n > 2 * ramp_elements) {
+    size_t with_ramp = ramp_tiles + ceil_div(n - ramp_elements, tile_size);
+    if (with_ramp <= reserved) {
+      x.ramp_q = q, x.ramp_tiles = ramp_tiles, x.ramp_elements = (unsigned int)ramp_elements;
+      tiles = with_ramp;
+    }
+  }
+
+  // The prefetch distance: AHEAD_PERCENT of a wave, and no more than a quarter of L2.
+  size_t ahead = (size_t)slots * AHEAD_PERCENT / 100;
+  if (ahead * tile_size * sizeof(int) > l2_bytes / 4) ahead = l2_bytes / 4 / (tile_size * sizeof(int));
+  x.ahead = (unsigned int)ahead;
+  return launch_single_pass(kind, d_in, d_out, n, block_size, d_tile_counter, d_status, tiles, x);
 }
 
 // =============================================================================================
@@ -623,4 +749,4 @@ gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
 // of your steps is fastest): ScanPerf.BestVsCub times scan_exclusive.
 // =============================================================================================
 
-scan_step scan_exclusive_step(void) { return SCAN_STEP_SINGLE_PASS; }
+scan_step scan_exclusive_step(void) { return SCAN_STEP_PREFETCH; }
