@@ -162,7 +162,7 @@ gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
 }
 
 // =============================================================================================
-// Step 8 (bonus): a staggered first wave and an L2 prefetch part of a wave ahead
+// Step 8: a staggered first wave and an L2 prefetch part of a wave ahead (bonus)
 //
 // Start from step 7 (its kernel can take the new parameters, 0 meaning off, so that it exists
 // once). Two changes, each measured in the handout:
