@@ -201,7 +201,8 @@ static int output_is_right(const bench_job *job, size_t kept, const int *h_compa
   size_t check_n = 0;
   if (job->what == RUN_CUB_SELECT ||
       (job->what == RUN_STEP && (job->step == COMPACTION_STEP_MAP_SCAN_SCATTER ||
-                                 job->step == COMPACTION_STEP_SINGLE_PASS))) {
+                                 job->step == COMPACTION_STEP_SINGLE_PASS ||
+                                 job->step == COMPACTION_STEP_PREFETCH))) {
     expected = h_compacted, check_n = kept;
   } else if (job->what == RUN_STEP && (job->step == COMPACTION_STEP_SPLIT ||
                                        job->step == COMPACTION_STEP_SPLIT_PAIRS)) {

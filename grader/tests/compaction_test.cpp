@@ -1,5 +1,5 @@
 // Correctness tests of the compaction lab, one gtest case per (step, block size) looping over
-// sizes, keep ratios (0%, 1%, 50%, 99%, 100%) and both predicates. Stable steps (2, 3, 5) must
+// sizes, keep ratios (0%, 1%, 50%, 99%, 100%) and both predicates. Stable steps (2, 3, 5, 6) must
 // match the CPU reference exactly; unordered ones (4a, 4b, 4c) must produce the same multiset.
 // Every step must write its count and nothing past it.
 #include <algorithm>
@@ -126,13 +126,27 @@ std::vector<size_t> LargeSizes() {
   return gl::CapSizes({((size_t)1 << 22) + 17, ((size_t)1 << 24) - 5});
 }
 
+// Step 6 also runs each block size at a size where its ramp of smaller first tiles is on: the
+// ramp covers 264 q block_size elements, q = (75% of the blocks the GPU runs at once) / 11, and
+// is used when n is more than twice that. On an H100 (132 SMs) q is 9 x the blocks an SM holds,
+// so the ramp covers 2376 x the threads an SM holds: 2.4 million elements at the default 512
+// threads (two blocks an SM), at most 2.8 million at any block size (an SM holds at most 1,152
+// of the kernel's threads). 2^23 + 3 turns it on at every block size, and 2^24 - 5 of
+// LargeSizes() at the default one. Where sizes are capped (the CPU backend: 100,003) this size
+// would repeat one of SmallSizes(), so it is left out; there the ramp is on at 100,003 for
+// blocks of 32 to 128 threads (the CPU backend's virtual GPU has 2 SMs).
+std::vector<size_t> RampSizes() {
+  const size_t n = ((size_t)1 << 23) + 3;
+  return gl::CapSize(n) == n ? std::vector<size_t>{n} : std::vector<size_t>{};
+}
+
 // The large case draws fewer ratios: 0% and 100% are already covered at every small size.
 std::vector<double> RatiosFor(bool large) {
   if (large) return {0.01, 0.5, 0.99};
   return std::vector<double>(std::begin(kKeepRatios), std::end(kKeepRatios));
 }
 
-// Steps 2, 4a, 4b, 5: compaction_compact.
+// Steps 2, 4a, 4b, 5, 6: compaction_compact.
 void RunCompact(compaction_step step, int block_size, const std::vector<size_t> &sizes,
                 bool large) {
   const bool ordered = compaction_step_is_stable(step) != 0;
@@ -249,6 +263,7 @@ class CompactionStep4Atomic : public GpuTest {};
 class CompactionStep4WarpAggregated : public GpuTest {};
 class CompactionStep4Complement : public GpuTest {};
 class CompactionStep5 : public GpuTest {};
+class CompactionStep6 : public GpuTest {};
 class CompactionErrors : public GpuTest {};
 
 static void Step2(int block, const std::vector<size_t> &sizes, bool large) {
@@ -269,6 +284,10 @@ static void Step4Warp(int block, const std::vector<size_t> &sizes, bool large) {
 static void Step5(int block, const std::vector<size_t> &sizes, bool large) {
   RunCompact(COMPACTION_STEP_SINGLE_PASS, block, sizes, large);
 }
+static void Step6(int block, const std::vector<size_t> &sizes, bool large) {
+  RunCompact(COMPACTION_STEP_PREFETCH, block, sizes, large);
+  if (!large) RunCompact(COMPACTION_STEP_PREFETCH, block, RampSizes(), true);
+}
 
 GL_COMPACTION_BLOCK_CASES(CompactionStep2, Step2)
 GL_COMPACTION_BLOCK_CASES(CompactionStep3Split, Step3Split)
@@ -277,6 +296,7 @@ GL_COMPACTION_BLOCK_CASES(CompactionStep4Atomic, Step4Atomic)
 GL_COMPACTION_BLOCK_CASES(CompactionStep4WarpAggregated, Step4Warp)
 GL_COMPACTION_BLOCK_CASES(CompactionStep4Complement, RunComplement)
 GL_COMPACTION_BLOCK_CASES(CompactionStep5, Step5)
+GL_COMPACTION_BLOCK_CASES(CompactionStep6, Step6)
 
 // The thesis's kd-tree example: triangles t0..t5 on sides r l r l l r go to t1 t3 t4 t0 t2 t5.
 // Pairs: the keys are the sides (l = 1, kept by x != 0), the values the triangle numbers.
@@ -308,8 +328,7 @@ TEST_F(CompactionStep3Split, WorkedExampleFromTheThesis) {
 }
 
 // Arrays need not start where cudaMalloc put them: input and output one and three ints in.
-void RunOffsetPointers(compaction_step step) {
-  const size_t n = 100003;
+void RunOffsetPointers(compaction_step step, size_t n = 100003) {
   for (compaction_rule rule : kRules) {
     Input input = MakeInput(n, 0.5, rule, 9000 + (uint64_t)step * 2 + (uint64_t)rule);
     SCOPED_TRACE(Describe(compaction_step_name(step), 0, n, 0.5, input.pred));
@@ -344,36 +363,50 @@ TEST_F(CompactionStep4WarpAggregated, OffsetPointers) {
   RunOffsetPointers(COMPACTION_STEP_WARP_AGGREGATED);
 }
 TEST_F(CompactionStep5, OffsetPointers) { RunOffsetPointers(COMPACTION_STEP_SINGLE_PASS); }
+// Step 6 at a size where the ramp and the prefetch are on (RampSizes()): an input one int past
+// a 16-byte boundary must not be prefetched (the bulk prefetch needs aligned addresses).
+TEST_F(CompactionStep6, OffsetPointers) {
+  RunOffsetPointers(COMPACTION_STEP_PREFETCH);
+  for (size_t n : RampSizes()) RunOffsetPointers(COMPACTION_STEP_PREFETCH, n);
+}
 
 // The look-back must give the same answer on every run: a race shows as a run that differs.
-TEST_F(CompactionStep5, RepeatedRunsAgree) {
-  const size_t n = gl::CapSize(((size_t)1 << 22) + 17);
+void RunRepeated(compaction_step step, size_t n, std::initializer_list<int> block_sizes) {
   Input input = MakeInput(n, 0.75, COMPACTION_KEEP_NONZERO, 77);
   std::vector<int> expected = Expected(input, nullptr);
   gl::DeviceBuffer<int> in(input.values), out(n), count(1);
-  gl::DeviceBuffer<unsigned char> scratch(
-      compaction_scratch_bytes(COMPACTION_STEP_SINGLE_PASS, n));
-  for (int block_size : {32, 256, 1024}) {
+  gl::DeviceBuffer<unsigned char> scratch(compaction_scratch_bytes(step, n));
+  for (int block_size : block_sizes) {
     for (int run = 0; run < 4; ++run) {
       SCOPED_TRACE("block_size " + std::to_string(block_size) + ", run " + std::to_string(run));
       out.Poison();
-      GL_ASSERT_OK(compaction_compact(COMPACTION_STEP_SINGLE_PASS, input.pred, in.get(),
-                                      out.get(), count.get(), n, block_size, scratch.get(),
-                                      scratch.size()));
-      GL_ASSERT_DEVICE_OK("5-single-pass");
+      scratch.Poison();
+      GL_ASSERT_OK(compaction_compact(step, input.pred, in.get(), out.get(), count.get(), n,
+                                      block_size, scratch.get(), scratch.size()));
+      GL_ASSERT_DEVICE_OK(compaction_step_name(step));
       ASSERT_EQ(DownloadInt(count, 0), (int)expected.size());
       ASSERT_TRUE(CheckPart(expected, out.Download(), true));
     }
   }
 }
 
+TEST_F(CompactionStep5, RepeatedRunsAgree) {
+  RunRepeated(COMPACTION_STEP_SINGLE_PASS, gl::CapSize(((size_t)1 << 22) + 17), {32, 256, 1024});
+}
+// Step 6 with its ramp on (see RampSizes()), at the smallest, the default and the largest block.
+TEST_F(CompactionStep6, RepeatedRunsAgree) {
+  RunRepeated(COMPACTION_STEP_PREFETCH, gl::CapSize(((size_t)1 << 23) + 3), {32, 0, 1024});
+}
+
 // ---- Bad input: a clear status and message, no launch. These earn no points. ----
 
 TEST(CompactionApi, StepNamesNumbersAndOrder) {
-  const char *names[] = {"2-map-scan-scatter", "3-split",       "3-split-pairs", "4a-atomic",
-                         "4b-warp-aggregated", "4c-complement", "5-single-pass"};
-  const int numbers[] = {2, 3, 3, 4, 4, 4, 5};
-  const int stable[] = {1, 1, 1, 0, 0, 0, 1};
+  const char *names[] = {"2-map-scan-scatter", "3-split",       "3-split-pairs",
+                         "4a-atomic",          "4b-warp-aggregated", "4c-complement",
+                         "5-single-pass",      "6-prefetch"};
+  const int numbers[] = {2, 3, 3, 4, 4, 4, 5, 6};
+  const int stable[] = {1, 1, 1, 0, 0, 0, 1, 1};
+  ASSERT_EQ(COMPACTION_STEP_COUNT, 8);
   for (int s = 0; s < COMPACTION_STEP_COUNT; ++s) {
     EXPECT_STREQ(compaction_step_name((compaction_step)s), names[s]);
     EXPECT_EQ(compaction_step_number((compaction_step)s), numbers[s]);
@@ -384,6 +417,8 @@ TEST(CompactionApi, StepNamesNumbersAndOrder) {
   EXPECT_GE(compaction_scratch_bytes(COMPACTION_STEP_MAP_SCAN_SCATTER, 1000),
             2 * 1000 * sizeof(int));
   EXPECT_GT(compaction_scratch_bytes(COMPACTION_STEP_SINGLE_PASS, 1000), 0u);
+  EXPECT_EQ(compaction_scratch_bytes(COMPACTION_STEP_PREFETCH, 1000),
+            compaction_scratch_bytes(COMPACTION_STEP_SINGLE_PASS, 1000));
 }
 
 TEST_F(CompactionErrors, NullPointers) {
@@ -394,7 +429,8 @@ TEST_F(CompactionErrors, NullPointers) {
   void *s = scratch.get();
   size_t sb = scratch.size();
   for (compaction_step step : {COMPACTION_STEP_MAP_SCAN_SCATTER, COMPACTION_STEP_ATOMIC,
-                               COMPACTION_STEP_WARP_AGGREGATED, COMPACTION_STEP_SINGLE_PASS}) {
+                               COMPACTION_STEP_WARP_AGGREGATED, COMPACTION_STEP_SINGLE_PASS,
+                               COMPACTION_STEP_PREFETCH}) {
     SCOPED_TRACE(compaction_step_name(step));
     GL_EXPECT_STATUS(GL_ERR_NULL_POINTER,
                      compaction_compact(step, pred, nullptr, out.get(), count.get(), 64, 0, s, sb));
@@ -493,7 +529,8 @@ TEST_F(CompactionErrors, EmptyInputWritesACountOfZero) {
   gl::DeviceBuffer<unsigned char> scratch(64);
   compaction_pred pred = {COMPACTION_KEEP_NONZERO, 0};
   for (compaction_step step : {COMPACTION_STEP_MAP_SCAN_SCATTER, COMPACTION_STEP_ATOMIC,
-                               COMPACTION_STEP_WARP_AGGREGATED, COMPACTION_STEP_SINGLE_PASS}) {
+                               COMPACTION_STEP_WARP_AGGREGATED, COMPACTION_STEP_SINGLE_PASS,
+                               COMPACTION_STEP_PREFETCH}) {
     counts.Poison();
     GL_EXPECT_OK(compaction_compact(step, pred, in.get(), out.get(), counts.get(), 0, 0,
                                     scratch.get(), scratch.size()));

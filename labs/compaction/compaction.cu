@@ -21,6 +21,7 @@
 //   step 4b  4b-warp-aggregated       enqueue_warp_kernel, compact_step4_warp_aggregated
 //   step 4c  4c-complement            enqueue_complement_kernel, compact_step4_complement
 //   step 5   5-single-pass            single_pass_kernel, compact_step5
+//   step 6   6-prefetch (a bonus)     compact_step6 (step 5's kernel, ramped and prefetching)
 #include <cuda_runtime.h>
 
 #include "gpulabs/check.h"
@@ -164,4 +165,41 @@ gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *
   return gl_not_implemented(
       "compaction step 5 (5-single-pass): write single_pass_kernel in "
       "labs/compaction/compaction.cu");
+}
+
+// =============================================================================================
+// Step 6: prefetch a part of a wave ahead (a bonus)
+//
+// Step 5 made faster on large arrays, with two changes (the handout says why each helps):
+// - A ramp. The first wave of blocks starts together, so with equal tiles they load together,
+//   wait for their offsets together and store together, and the memory is idle in between.
+//   Make the first tiles smaller and growing instead: with q tiles of each size, tile t < 11 q
+//   holds 4 (1 + t / q) items a thread (4, 8, ..., 44 for tiles of 48; 4, 8, 12 for the
+//   exercise's 16), so the first wave's blocks finish at different times. A tile's start then
+//   depends on the sizes of the tiles before it: work it out in closed form, not with a loop.
+//   q: about 75% of a wave of blocks (the GPU's SMs times the blocks an SM holds,
+//   cudaOccupancyMaxActiveBlocksPerMultiprocessor) divided by the number of ramp sizes. Use the
+//   ramp only when n is at least twice the elements it covers.
+// - An L2 prefetch. Right after a warp has issued its loads, one lane asks the L2 for the same
+//   warp's share of the tile `ahead` tiles later:
+//     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(ptr), "r"(bytes) : "memory");
+//   (sm_90 and newer only: put it under #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900; the
+//   CPU backend defines no __CUDA_ARCH__ and skips it). ptr must be 16-byte aligned and bytes a
+//   multiple of 16: skip the prefetch when the input is not aligned, and round the last tile's
+//   share down to whole 16 bytes. ahead: about 25% of a wave, and no more tiles than a quarter of
+//   the L2 holds (cudaDevAttrL2CacheSize): prefetched lines evicted before use are read twice.
+// Compute q and ahead once per device and block size (keep them in statics), not on every call.
+// The rubric allows inline assembly in this step only ("audit allow asm step=6"): write the
+// prefetch as a __device__ function below this banner, and declare it above your kernel if the
+// kernel lives in step 5. Keep the number of tiles within the scratch (compaction_steps.h).
+// Suggested: give your step 5 kernel the ramp's q, its tiles and elements, and ahead, all 0 (off)
+// in step 5, so that compact_step5 and compact_step6 launch the same kernel.
+// =============================================================================================
+
+gl_status compact_step6(compaction_pred pred, const int *d_in, int *d_out, int *d_count,
+                        size_t n, int block_size, void *d_scratch) {
+  (void)pred, (void)d_in, (void)d_out, (void)d_count, (void)n, (void)block_size, (void)d_scratch;
+  return gl_not_implemented(
+      "compaction step 6 (6-prefetch, a bonus): add the ramp and the L2 prefetch to your step 5 "
+      "in labs/compaction/compaction.cu");
 }

@@ -42,15 +42,16 @@ typedef enum compaction_step {
   COMPACTION_STEP_WARP_AGGREGATED,      /* 4b: one atomicAdd per warp (ballot + popc) unordered */
   COMPACTION_STEP_COMPLEMENT,           /* 4c: kept and rest into two buffers          unordered */
   COMPACTION_STEP_SINGLE_PASS,          /* 5:  one pass, decoupled look-back          stable    */
+  COMPACTION_STEP_PREFETCH,             /* 6:  step 5 + ramp + L2 prefetch (bonus)    stable    */
   COMPACTION_STEP_COUNT
 } compaction_step;
 
 /* "2-map-scan-scatter", "3-split", "3-split-pairs", "4a-atomic", "4b-warp-aggregated",
- * "4c-complement", "5-single-pass"; "unknown" for a value outside the list. */
+ * "4c-complement", "5-single-pass", "6-prefetch"; "unknown" for a value outside the list. */
 const char *compaction_step_name(compaction_step step);
-/* The handout's step number (2, 3, 3, 4, 4, 4, 5); 0 for a value outside the list. */
+/* The handout's step number (2, 3, 3, 4, 4, 4, 5, 6); 0 for a value outside the list. */
 int compaction_step_number(compaction_step step);
-/* 1 when the step keeps the input order (2, 3 and 5), 0 when it does not (4a, 4b, 4c). */
+/* 1 when the step keeps the input order (2, 3, 5 and 6), 0 when it does not (4a, 4b, 4c). */
 int compaction_step_is_stable(compaction_step step);
 
 /* The largest n the lab accepts (GL_ERR_SIZE beyond it): the scan lab's limit. */
@@ -63,14 +64,16 @@ int compaction_step_is_stable(compaction_step step);
 size_t compaction_scratch_bytes(compaction_step step, size_t n);
 
 /* Common rules for every call below:
- * - block_size: threads per block, 0 for the default (256) or a power of two in [32, 1024];
+ * - block_size: threads per block, 0 for the default (256; 512 for step 6) or a power of two in
+ *   [32, 1024];
  * - n == 0 is valid: the count becomes 0 and nothing else is written;
  * - outputs must not overlap inputs (GL_ERR_INVALID_ARGUMENT);
  * - only out[0, count) is written: the rest of an output array is left as it was. */
 
 /* Compaction: d_out[0, count) = the elements of d_in[0, n) that pred keeps; *d_count = count.
- * step is COMPACTION_STEP_MAP_SCAN_SCATTER or COMPACTION_STEP_SINGLE_PASS (input order kept),
- * or COMPACTION_STEP_ATOMIC or COMPACTION_STEP_WARP_AGGREGATED (any order). */
+ * step is COMPACTION_STEP_MAP_SCAN_SCATTER, COMPACTION_STEP_SINGLE_PASS or
+ * COMPACTION_STEP_PREFETCH (input order kept), or COMPACTION_STEP_ATOMIC or
+ * COMPACTION_STEP_WARP_AGGREGATED (any order). */
 gl_status compaction_compact(compaction_step step, compaction_pred pred, const int *d_in,
                              int *d_out, int *d_count, size_t n, int block_size, void *d_scratch,
                              size_t scratch_bytes);

@@ -13,6 +13,8 @@
 #include "gpulabs/check.h"
 
 #define DEFAULT_BLOCK_SIZE 256
+// Step 6's default: two blocks of 512 an SM was the fastest shape of the reference's kernel.
+#define DEFAULT_BLOCK_SIZE_STEP6 512
 
 // =============================================================================================
 // Step names, scratch sizes, argument checks
@@ -20,9 +22,9 @@
 
 static const char *const step_names[COMPACTION_STEP_COUNT] = {
     "2-map-scan-scatter", "3-split",       "3-split-pairs", "4a-atomic",
-    "4b-warp-aggregated", "4c-complement", "5-single-pass"};
-static const int step_numbers[COMPACTION_STEP_COUNT] = {2, 3, 3, 4, 4, 4, 5};
-static const int step_stable[COMPACTION_STEP_COUNT] = {1, 1, 1, 0, 0, 0, 1};
+    "4b-warp-aggregated", "4c-complement", "5-single-pass", "6-prefetch"};
+static const int step_numbers[COMPACTION_STEP_COUNT] = {2, 3, 3, 4, 4, 4, 5, 6};
+static const int step_stable[COMPACTION_STEP_COUNT] = {1, 1, 1, 0, 0, 0, 1, 1};
 
 static int step_is_known(compaction_step step) {
   return (int)step >= 0 && (int)step < COMPACTION_STEP_COUNT;
@@ -47,6 +49,7 @@ extern "C" size_t compaction_scratch_bytes(compaction_step step, size_t n) {
     case COMPACTION_STEP_SPLIT_PAIRS:
       return 2 * n * sizeof(int);  // flags, then their exclusive scan
     case COMPACTION_STEP_SINGLE_PASS:
+    case COMPACTION_STEP_PREFETCH:
       // A tile counter, then one status word per tile (smallest tiles: any block size).
       return sizeof(unsigned long long) * (1 + single_pass_tiles(n, SINGLE_PASS_SMALLEST_TILE));
     default:
@@ -68,12 +71,13 @@ static gl_status check_pred(const char *fn, compaction_pred pred) {
   return GL_OK;
 }
 
-static gl_status check_n_and_block(const char *fn, size_t n, int *block_size) {
+static gl_status check_n_and_block(const char *fn, size_t n, int *block_size,
+                                   int default_block_size) {
   if (n > COMPACTION_MAX_N) {
     return gl_fail(GL_ERR_SIZE, "%s: n = %zu exceeds COMPACTION_MAX_N = %zu", fn, n,
                    COMPACTION_MAX_N);
   }
-  if (*block_size == 0) *block_size = DEFAULT_BLOCK_SIZE;
+  if (*block_size == 0) *block_size = default_block_size;
   int b = *block_size;
   if (b < 32 || b > 1024 || (b & (b - 1)) != 0) {
     return gl_fail(GL_ERR_INVALID_ARGUMENT,
@@ -121,17 +125,20 @@ extern "C" gl_status compaction_compact(compaction_step step, compaction_pred pr
                                         int block_size, void *d_scratch, size_t scratch_bytes) {
   const char *fn = "compaction_compact";
   if (step != COMPACTION_STEP_MAP_SCAN_SCATTER && step != COMPACTION_STEP_ATOMIC &&
-      step != COMPACTION_STEP_WARP_AGGREGATED && step != COMPACTION_STEP_SINGLE_PASS) {
+      step != COMPACTION_STEP_WARP_AGGREGATED && step != COMPACTION_STEP_SINGLE_PASS &&
+      step != COMPACTION_STEP_PREFETCH) {
     return gl_fail(GL_ERR_INVALID_ARGUMENT,
                    "%s: step %d (%s) is not a compaction (2-map-scan-scatter, 4a-atomic, "
-                   "4b-warp-aggregated or 5-single-pass)",
+                   "4b-warp-aggregated, 5-single-pass or 6-prefetch)",
                    fn, (int)step, compaction_step_name(step));
   }
   GL_TRY(check_pred(fn, pred));
   GL_TRY(check_pointer(fn, "d_in", d_in));
   GL_TRY(check_pointer(fn, "d_out", d_out));
   GL_TRY(check_pointer(fn, "d_count", d_count));
-  GL_TRY(check_n_and_block(fn, n, &block_size));
+  GL_TRY(check_n_and_block(fn, n, &block_size,
+                           step == COMPACTION_STEP_PREFETCH ? DEFAULT_BLOCK_SIZE_STEP6
+                                                            : DEFAULT_BLOCK_SIZE));
   GL_TRY(check_scratch(fn, step, n, d_scratch, scratch_bytes));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_out", d_out, n * sizeof(int)));
   if (n == 0) {
@@ -143,6 +150,8 @@ extern "C" gl_status compaction_compact(compaction_step step, compaction_pred pr
       return compact_step2(pred, d_in, d_out, d_count, n, block_size, d_scratch);
     case COMPACTION_STEP_SINGLE_PASS:
       return compact_step5(pred, d_in, d_out, d_count, n, block_size, d_scratch);
+    case COMPACTION_STEP_PREFETCH:
+      return compact_step6(pred, d_in, d_out, d_count, n, block_size, d_scratch);
     case COMPACTION_STEP_ATOMIC:
       return compact_step4_atomic(pred, d_in, d_out, d_count, n, block_size);
     default:  // COMPACTION_STEP_WARP_AGGREGATED, the last one the check above lets through
@@ -158,7 +167,7 @@ extern "C" gl_status compaction_split(compaction_pred pred, const int *d_in, int
   GL_TRY(check_pointer(fn, "d_in", d_in));
   GL_TRY(check_pointer(fn, "d_out", d_out));
   GL_TRY(check_pointer(fn, "d_count", d_count));
-  GL_TRY(check_n_and_block(fn, n, &block_size));
+  GL_TRY(check_n_and_block(fn, n, &block_size, DEFAULT_BLOCK_SIZE));
   GL_TRY(check_scratch(fn, COMPACTION_STEP_SPLIT, n, d_scratch, scratch_bytes));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_out", d_out, n * sizeof(int)));
   if (n == 0) {
@@ -181,7 +190,7 @@ extern "C" gl_status compaction_split_pairs(compaction_pred pred, const int *d_k
   GL_TRY(check_pointer(fn, "d_keys_out", d_keys_out));
   GL_TRY(check_pointer(fn, "d_values_out", d_values_out));
   GL_TRY(check_pointer(fn, "d_count", d_count));
-  GL_TRY(check_n_and_block(fn, n, &block_size));
+  GL_TRY(check_n_and_block(fn, n, &block_size, DEFAULT_BLOCK_SIZE));
   GL_TRY(check_scratch(fn, COMPACTION_STEP_SPLIT_PAIRS, n, d_scratch, scratch_bytes));
   GL_TRY(check_disjoint(fn, "d_keys_in", d_keys_in, "d_keys_out", d_keys_out, bytes));
   GL_TRY(check_disjoint(fn, "d_keys_in", d_keys_in, "d_values_out", d_values_out, bytes));
@@ -206,7 +215,7 @@ extern "C" gl_status compaction_enqueue_complement(compaction_pred pred, const i
   GL_TRY(check_pointer(fn, "d_kept", d_kept));
   GL_TRY(check_pointer(fn, "d_rest", d_rest));
   GL_TRY(check_pointer(fn, "d_counts", d_counts));
-  GL_TRY(check_n_and_block(fn, n, &block_size));
+  GL_TRY(check_n_and_block(fn, n, &block_size, DEFAULT_BLOCK_SIZE));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_kept", d_kept, bytes));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_rest", d_rest, bytes));
   GL_TRY(check_disjoint(fn, "d_kept", d_kept, "d_rest", d_rest, bytes));

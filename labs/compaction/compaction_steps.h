@@ -4,10 +4,11 @@
 // This file is given: the grader always takes it from the course. It declares the function each
 // step of compaction.cu defines, and says what the given code hands it: the public calls of
 // compaction.h have already checked every argument (pointers not NULL, pred.rule known, n at
-// most COMPACTION_MAX_N, block_size a power of two in [32, 1024] with 0 replaced by 256, the
-// scratch large enough and 8-byte aligned, outputs disjoint from inputs) and have handled
-// n == 0, so every step below runs with 0 < n <= COMPACTION_MAX_N = 2^30. It also holds what
-// both sides need: the constants, a host helper, and two device helpers your kernels call.
+// most COMPACTION_MAX_N, block_size a power of two in [32, 1024] with 0 replaced by 256 (by 512
+// in step 6), the scratch large enough and 8-byte aligned, outputs disjoint from inputs) and
+// have handled n == 0, so every step below runs with 0 < n <= COMPACTION_MAX_N = 2^30. It also
+// holds what both sides need: the constants, a host helper, and two device helpers your kernels
+// call.
 #ifndef GPULABS_LAB_COMPACTION_STEPS_H
 #define GPULABS_LAB_COMPACTION_STEPS_H
 
@@ -81,6 +82,26 @@ gl_status compact_step4_complement(compaction_pred pred, const int *d_in, int *d
 // bytes: room for a tile counter and one 64-bit status word per tile of the smallest size,
 // SINGLE_PASS_SMALLEST_TILE, with anything in them.
 gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *d_count,
+                        size_t n, int block_size, void *d_scratch);
+
+// Step 6, a bonus (compaction_compact with COMPACTION_STEP_PREFETCH): the same result as step 5,
+// from step 5's kernel with two changes that matter on large arrays. Start from your step 5:
+// - a ramp: the first tiles are smaller and grow (tile t of the ramp holds 4 (1 + t / q) items a
+//   thread, up to the full tile), so that the first wave of blocks, which all start at once,
+//   does not load, wait and store in lock-step;
+// - an L2 prefetch a part of a wave ahead: once a warp has issued its loads, one lane asks the L2
+//   to fetch the same warp's share of the tile `ahead` tiles later (cp.async.bulk.prefetch.L2,
+//   inline PTX, sm_90 and newer; nothing elsewhere), so that tile's bytes come from memory while
+//   this block waits for its offset. Keep the prefetched bytes well inside the L2 (lines evicted
+//   before their block reads them are read twice), and prefetch only 16-byte aligned addresses
+//   and multiples of 16 bytes.
+// q and ahead follow from the GPU (its SMs, the blocks an SM holds, its L2): work them out once
+// per device and block size, not on every call. Without a GPU (the CPU backend) the prefetch is
+// a no-op and the ramp still runs. d_scratch is step 5's: compaction_scratch_bytes(
+// COMPACTION_STEP_PREFETCH, n) = compaction_scratch_bytes(COMPACTION_STEP_SINGLE_PASS, n), a tile
+// counter and one status word per SINGLE_PASS_SMALLEST_TILE elements, with anything in them; a
+// launch may use at most single_pass_tiles(n, SINGLE_PASS_SMALLEST_TILE) tiles, ramp included.
+gl_status compact_step6(compaction_pred pred, const int *d_in, int *d_out, int *d_count,
                         size_t n, int block_size, void *d_scratch);
 
 #endif

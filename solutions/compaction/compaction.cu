@@ -21,7 +21,9 @@
 //   step 4b  4b-warp-aggregated       enqueue_warp_kernel, compact_step4_warp_aggregated
 //   step 4c  4c-complement            enqueue_complement_kernel, compact_step4_complement
 //   step 5   5-single-pass            single_pass_kernel, compact_step5
+//   step 6   6-prefetch (a bonus)     compact_step6 (step 5's kernel, ramped and prefetching)
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #include "gpulabs/check.h"
 #include "scan.h"  // scan_exclusive(), from your scan lab: steps 2 and 3 call it
@@ -376,15 +378,32 @@ static __device__ unsigned look_back(const unsigned long long *status, unsigned 
   }
 }
 
+// Step 6 (below) turns on two things this kernel can do, both off in step 5: a ramp of smaller
+// first tiles, and an L2 prefetch of a tile a part of a wave ahead. What a launch does is its
+// shape: step 5 passes ramp_tiles = 0 and ahead = 0. The step-6 helpers are defined in step 6's
+// part of the file, since the prefetch is inline PTX and the rubric allows that there only.
+typedef struct single_pass_shape {
+  unsigned num_tiles;      // tiles of the launch, ramp included
+  unsigned ramp_q;         // tiles of each ramp size (>= 1)
+  unsigned ramp_tiles;     // the ramp's tiles, RAMP_SIZES q (0: no ramp)
+  unsigned ramp_elements;  // the elements they cover
+  unsigned ahead;          // prefetch the tile this many tiles later (0: no prefetch)
+} single_pass_shape;
+
+static __device__ __forceinline__ unsigned ramp_items_before(unsigned t, unsigned q);
+static __device__ __forceinline__ void prefetch_warp_share(const int *in, size_t n,
+                                                           unsigned start);
+
 // One block per tile, tiles handed out in launch order by an atomic counter: a tile only ever
 // waits for tiles that running blocks already hold, so the wait always ends. Warp w owns the
 // tile's w-th run of 32 * COMP5_ITEMS elements; its k-th load covers 32 consecutive elements,
 // so every load is coalesced and ballots rank the kept lanes in input order. The launch bounds
 // say one block of 1024 threads per SM is enough (64 registers a thread), which 48 items need.
+// A ramp tile has fewer items a thread (cap): its warps' runs are 32 * cap elements.
 static __global__ void __launch_bounds__(1024, 1)
 single_pass_kernel(compaction_pred pred, const int *__restrict__ in, int *__restrict__ out,
                    int *count, size_t n, unsigned long long *status, unsigned *tile_counter,
-                   unsigned num_tiles) {
+                   single_pass_shape shape) {
   extern __shared__ int staged[];  // this tile's kept elements, in order
   __shared__ unsigned warp_counts[32];
   __shared__ unsigned tile_id, tile_offset;
@@ -395,18 +414,31 @@ single_pass_kernel(compaction_pred pred, const int *__restrict__ in, int *__rest
   if (threadIdx.x == 0) tile_id = atomicAdd(tile_counter, 1u);
   __syncthreads();
   const unsigned tile = tile_id;
+  const unsigned full_tile = blockDim.x * COMP5_ITEMS;
   // n <= COMPACTION_MAX_N = 2^30, so element indices fit in 32 bits.
-  const unsigned tile_start = tile * blockDim.x * COMP5_ITEMS;
-  const unsigned first = tile_start + (unsigned)warp * 32 * COMP5_ITEMS + (unsigned)lane;
+  unsigned cap = COMP5_ITEMS;  // items a thread in this tile
+  unsigned tile_start = shape.ramp_elements + (tile - shape.ramp_tiles) * full_tile;
+  if (tile < shape.ramp_tiles) {
+    cap = 4 * (1 + tile / shape.ramp_q);
+    tile_start = ramp_items_before(tile, shape.ramp_q) * blockDim.x;
+  }
+  const unsigned first = tile_start + (unsigned)warp * 32 * cap + (unsigned)lane;
   const int *src = in + first;  // item k is src[32 * k]
-  // Items in range: all of them, except in the last tile.
+  // Items in range: all of them (cap), except in the last tile.
   const unsigned remaining = first < (unsigned)n ? (unsigned)n - first : 0;
-  const unsigned items = remaining >= 32 * COMP5_ITEMS ? COMP5_ITEMS : (remaining + 31) / 32;
+  const unsigned items = remaining >= 32 * cap ? cap : (remaining + 31) / 32;
 
   // Load every item first, so that all of the tile's reads are in flight together.
   int values[COMP5_ITEMS];
 #pragma unroll
   for (unsigned k = 0; k < COMP5_ITEMS; ++k) values[k] = k < items ? src[32 * k] : 0;
+  // Step 6: with the loads issued, ask the L2 for this warp's share of a later (full) tile, so
+  // that its bytes arrive while this block counts, waits for its offset and writes.
+  const unsigned later = tile + shape.ahead;
+  if (shape.ahead != 0 && lane == 0 && later >= shape.ramp_tiles && later < shape.num_tiles) {
+    prefetch_warp_share(in, n, shape.ramp_elements + (later - shape.ramp_tiles) * full_tile +
+                                   (unsigned)warp * 32 * COMP5_ITEMS);
+  }
   unsigned warp_count = 0;
 #pragma unroll
   for (unsigned k = 0; k < COMP5_ITEMS; ++k) {
@@ -448,26 +480,165 @@ single_pass_kernel(compaction_pred pred, const int *__restrict__ in, int *__rest
   const unsigned offset = tile_offset;
   int *dst = out + offset;
   for (unsigned j = threadIdx.x; j < tile_count; j += blockDim.x) dst[j] = staged[j];
-  if (tile == num_tiles - 1 && threadIdx.x == 0) *count = (int)(offset + tile_count);
+  if (tile == shape.num_tiles - 1 && threadIdx.x == 0) *count = (int)(offset + tile_count);
+}
+
+// The kernel's shared memory (a tile's staging array), and the opt-in above 48 KiB: a block may
+// use 48 KiB, its static words included, unless the kernel asks for more. A tile of 48 ints a
+// thread needs 48 KiB at 256 threads, 192 KiB at 1024.
+static gl_status single_pass_shared(int block_size, size_t *shared_bytes) {
+  *shared_bytes = (size_t)block_size * COMP5_ITEMS * sizeof(int);
+  if (*shared_bytes + 1024 > 48 * 1024) {
+    LAB_CHECK(cudaFuncSetAttribute(single_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)*shared_bytes));
+  }
+  return GL_OK;
+}
+
+// Steps 5 and 6: one memset, one launch of the given shape.
+static gl_status single_pass_launch(compaction_pred pred, const int *d_in, int *d_out,
+                                    int *d_count, size_t n, int block_size, void *d_scratch,
+                                    size_t shared_bytes, single_pass_shape shape) {
+  unsigned *tile_counter = (unsigned *)d_scratch;
+  unsigned long long *status = (unsigned long long *)d_scratch + 1;
+  // Every status starts EMPTY and the counter at 0: one memset, in stream order.
+  LAB_CHECK(cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long) * (1 + shape.num_tiles)));
+  single_pass_kernel<<<shape.num_tiles, block_size, shared_bytes>>>(pred, d_in, d_out, d_count, n,
+                                                                    status, tile_counter, shape);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
 }
 
 gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *d_count,
                         size_t n, int block_size, void *d_scratch) {
-  const size_t tile_size = (size_t)block_size * COMP5_ITEMS;
-  const size_t num_tiles = single_pass_tiles(n, tile_size);
-  unsigned *tile_counter = (unsigned *)d_scratch;
-  unsigned long long *status = (unsigned long long *)d_scratch + 1;
-  // Every status starts EMPTY and the counter at 0: one memset, in stream order.
-  LAB_CHECK(cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long) * (1 + num_tiles)));
-  const size_t shared_bytes = tile_size * sizeof(int);
-  // A block may use 48 KiB of shared memory, its static words included, unless the kernel opts
-  // in to more: a tile of 48 ints a thread needs 48 KiB at 256 threads, 192 KiB at 1024.
-  if (shared_bytes + 1024 > 48 * 1024) {
-    LAB_CHECK(cudaFuncSetAttribute(single_pass_kernel,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes));
+  size_t shared_bytes = 0;
+  GL_TRY(single_pass_shared(block_size, &shared_bytes));
+  single_pass_shape shape;  // equal tiles, no prefetch
+  shape.num_tiles = (unsigned)single_pass_tiles(n, (size_t)block_size * COMP5_ITEMS);
+  shape.ramp_q = 1;
+  shape.ramp_tiles = 0;
+  shape.ramp_elements = 0;
+  shape.ahead = 0;
+  return single_pass_launch(pred, d_in, d_out, d_count, n, block_size, d_scratch, shared_bytes,
+                            shape);
+}
+
+// =============================================================================================
+// Step 6: prefetch a part of a wave ahead (a bonus)
+//
+// Step 5's kernel, launched with a ramp and an L2 prefetch (the kernel and its shape are in
+// step 5; the device helpers they need are here).
+// =============================================================================================
+
+// The ramp: tiles of 4, 8, ..., COMP5_ITEMS - 4 items a thread, q tiles of each size.
+#define RAMP_SIZES (COMP5_ITEMS / 4 - 1)
+#if COMP5_ITEMS % 4 != 0 || COMP5_ITEMS < 8
+#error "step 6's ramp needs COMP5_ITEMS a multiple of 4, at least 8"
+#endif
+// Its length, in % of a wave of blocks (SMs x blocks an SM holds); devbench measured 75 best.
+#define RAMP_WAVE_PERCENT 75
+// Prefetch the tile this far ahead, in % of a wave; devbench measured 25 best (50 was slower
+// than no prefetch: the lines were evicted before their block read them).
+#define PREFETCH_WAVE_PERCENT 25
+
+// Ramp tile t has 4 (1 + t / q) items a thread: the items a thread of all ramp tiles before it,
+// in closed form. With k = t / q: q tiles each of 4, 8, ..., 4k items, then t - kq of 4 (k + 1).
+static __device__ __forceinline__ unsigned ramp_items_before(unsigned t, unsigned q) {
+  unsigned k = t / q;
+  return 4 * (q * (k * (k + 1) / 2) + (k + 1) * (t - k * q));
+}
+
+// Lane 0 of a warp: ask the L2 for the warp's share of a later tile, 32 * COMP5_ITEMS elements
+// from `start`, clamped to n. The bulk prefetch wants a 16-byte aligned address and a multiple
+// of 16 bytes: the share is cut to whole 4-int groups, and an unaligned input is not
+// prefetched (every share then starts unaligned). sm_90 and newer; a no-op elsewhere and on
+// the CPU backend, which compiles no __CUDA_ARCH__.
+static __device__ __forceinline__ void prefetch_warp_share(const int *in, size_t n,
+                                                           unsigned start) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (start >= (unsigned)n || ((uintptr_t)(in + start) & 15) != 0) return;
+  unsigned ints = (unsigned)n - start;
+  if (ints > 32 * COMP5_ITEMS) ints = 32 * COMP5_ITEMS;
+  ints &= ~3u;
+  if (ints == 0) return;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in + start), "r"(ints * 4)
+               : "memory");
+#else
+  (void)in, (void)n, (void)start;
+#endif
+}
+
+// The ramp's q and the prefetch distance depend on the GPU and the block size only: worked out
+// once per (device, block size) and kept, so that a call does not ask the driver each time.
+typedef struct step6_numbers {
+  int known;
+  unsigned ramp_q, ahead;
+} step6_numbers;
+
+static gl_status step6_numbers_for(int block_size, size_t shared_bytes, step6_numbers *out) {
+  enum { DEVICES = 16, BLOCK_SIZES = 6 };  // block sizes 32 .. 1024
+  static step6_numbers cache[DEVICES][BLOCK_SIZES];
+  int device = 0;
+  LAB_CHECK(cudaGetDevice(&device));
+  int b = 0;
+  while ((32 << b) < block_size) ++b;
+  step6_numbers *slot = device >= 0 && device < DEVICES ? &cache[device][b] : NULL;
+  if (slot != NULL && slot->known) {
+    *out = *slot;
+    return GL_OK;
   }
-  single_pass_kernel<<<(unsigned)num_tiles, block_size, shared_bytes>>>(
-      pred, d_in, d_out, d_count, n, status, tile_counter, (unsigned)num_tiles);
-  LAB_CHECK_LAUNCH();
+  int sms = 0, per_sm = 0, l2_bytes = 0;
+  LAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  LAB_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  LAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel, block_size,
+                                                          shared_bytes));
+  if (per_sm < 1) per_sm = 1;
+  const unsigned wave = (unsigned)sms * (unsigned)per_sm;  // blocks running at once
+  step6_numbers numbers;
+  numbers.known = 1;
+  // The ramp: 75% of a wave, in RAMP_SIZES sizes of q tiles each.
+  numbers.ramp_q = wave * RAMP_WAVE_PERCENT / 100 / RAMP_SIZES;
+  if (numbers.ramp_q == 0) numbers.ramp_q = 1;
+  // The prefetch: 25% of a wave ahead, and the tiles in flight at most a quarter of the L2, so
+  // that a GPU with a small L2 does not evict what it prefetched before it is read.
+  const size_t tile_bytes = (size_t)block_size * COMP5_ITEMS * sizeof(int);
+  size_t ahead = (size_t)wave * PREFETCH_WAVE_PERCENT / 100;
+  const size_t l2_bound = l2_bytes > 0 ? (size_t)l2_bytes / 4 / tile_bytes : 0;
+  if (ahead > l2_bound) ahead = l2_bound;
+  numbers.ahead = (unsigned)ahead;
+  if (slot != NULL) *slot = numbers;
+  *out = numbers;
   return GL_OK;
+}
+
+gl_status compact_step6(compaction_pred pred, const int *d_in, int *d_out, int *d_count,
+                        size_t n, int block_size, void *d_scratch) {
+  size_t shared_bytes = 0;
+  GL_TRY(single_pass_shared(block_size, &shared_bytes));
+  step6_numbers numbers = {0, 1, 0};
+  GL_TRY(step6_numbers_for(block_size, shared_bytes, &numbers));
+  const size_t tile_size = (size_t)block_size * COMP5_ITEMS;
+  single_pass_shape shape;
+  shape.num_tiles = (unsigned)single_pass_tiles(n, tile_size);
+  shape.ramp_q = 1;
+  shape.ramp_tiles = 0;
+  shape.ramp_elements = 0;
+  shape.ahead = numbers.ahead;
+  // The ramp, where the array is at least twice as long as it. The first wave of equal tiles
+  // would load, wait for its offsets and store in lock-step, leaving the memory idle between;
+  // tiles that grow make the first blocks finish one after another, and the waves after them
+  // stay staggered. Its smaller tiles must still fit the scratch's status words.
+  const unsigned q = numbers.ramp_q;
+  const size_t ramp_elements = (size_t)4 * q * (RAMP_SIZES * (RAMP_SIZES + 1) / 2) * block_size;
+  if (n > 2 * ramp_elements) {
+    const size_t tiles = (size_t)q * RAMP_SIZES + single_pass_tiles(n - ramp_elements, tile_size);
+    if (tiles <= single_pass_tiles(n, SINGLE_PASS_SMALLEST_TILE)) {
+      shape.num_tiles = (unsigned)tiles;
+      shape.ramp_q = q;
+      shape.ramp_tiles = q * RAMP_SIZES;
+      shape.ramp_elements = (unsigned)ramp_elements;
+    }
+  }
+  return single_pass_launch(pred, d_in, d_out, d_count, n, block_size, d_scratch, shared_bytes,
+                            shape);
 }
