@@ -130,9 +130,9 @@ std::vector<size_t> LargeSizes() {
 // ramp covers 264 q block_size elements, q = (75% of the blocks the GPU runs at once) / 11, and
 // is used when n is more than twice that. On an H100 (132 SMs) q is 9 x the blocks an SM holds,
 // so the ramp covers 2376 x the threads an SM holds: 2.4 million elements at the default 512
-// threads (two blocks an SM), at most 2.8 million at any block size (an SM holds at most 1,152
-// of the kernel's threads). 2^23 + 3 turns it on at every block size, and 2^24 - 5 of
-// LargeSizes() at the default one. Where sizes are capped (the CPU backend: 100,003) this size
+// threads (two blocks an SM) and at most that at any block size (the kernel's 64 registers a
+// thread let an SM hold 1,024 of its threads). 2^23 + 3 turns it on at every block size, and
+// 2^24 - 5 of LargeSizes() at the default one. Where sizes are capped (the CPU backend: 100,003) this size
 // would repeat one of SmallSizes(), so it is left out; there the ramp is on at 100,003 for
 // blocks of 32 to 128 threads (the CPU backend's virtual GPU has 2 SMs).
 std::vector<size_t> RampSizes() {

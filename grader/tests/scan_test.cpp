@@ -263,8 +263,8 @@ TEST_F(ScanStep8, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_PREFE
 TEST_F(ScanStep8, PastTheFirstWave) {
   for (int block : {0, 256, 32}) {
     for (size_t n : gl::CapSizes({((size_t)5 << 20) + 3, ((size_t)3 << 21) - 7})) {
-      ASSERT_NO_FATAL_FAILURE(
-          CheckInput(SCAN_STEP_PREFETCH, block, SmallValues(n, Label(SCAN_STEP_PREFETCH, block, n, 6))));
+      const std::vector<int> in = SmallValues(n, Label(SCAN_STEP_PREFETCH, block, n, 6));
+      ASSERT_NO_FATAL_FAILURE(CheckInput(SCAN_STEP_PREFETCH, block, in));
     }
   }
 }

@@ -173,13 +173,14 @@ gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *
 // Step 5 made faster on large arrays, with two changes (the handout says why each helps):
 // - A ramp. The first wave of blocks starts together, so with equal tiles they load together,
 //   wait for their offsets together and store together, and the memory is idle in between.
-//   Make the first tiles smaller and growing instead: with q tiles of each size, tile t < 11 q
-//   holds 4 (1 + t / q) items a thread (4, 8, ..., 44 for tiles of 48; 4, 8, 12 for the
-//   exercise's 16), so the first wave's blocks finish at different times. A tile's start then
-//   depends on the sizes of the tiles before it: work it out in closed form, not with a loop.
+//   Make the first tiles smaller and growing instead: with q tiles of each size, tile
+//   t < (items / 4 - 1) q holds 4 (1 + t / q) items a thread (4, 8, ..., 44 for tiles of 48;
+//   4, 8, 12 for the exercise's 16), so the first wave's blocks finish at different times. A
+//   tile's start then depends on the sizes of the tiles before it: work it out in closed form,
+//   not with a loop.
 //   q: about 75% of a wave of blocks (the GPU's SMs times the blocks an SM holds,
 //   cudaOccupancyMaxActiveBlocksPerMultiprocessor) divided by the number of ramp sizes. Use the
-//   ramp only when n is at least twice the elements it covers.
+//   ramp only when n is more than twice the elements it covers.
 // - An L2 prefetch. Right after a warp has issued its loads, one lane asks the L2 for the same
 //   warp's share of the tile `ahead` tiles later:
 //     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(ptr), "r"(bytes) : "memory");

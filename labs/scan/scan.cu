@@ -176,7 +176,11 @@ gl_status scan_step7(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
 //   now; `ahead` a fraction of the blocks the GPU holds at once (cudaDeviceGetAttribute,
 //   cudaOccupancyMaxActiveBlocksPerMultiprocessor) and small enough that its bytes stay well
 //   inside L2 (cudaDevAttrL2CacheSize), or the prefetched lines are evicted before use.
-// Use no more status words than `tiles`: a ramp of small tiles adds tiles.
+// Use no more status words than `tiles`: a ramp of small tiles adds tiles. The prefetch is one
+// line of inline PTX, allowed only in this part of the file (the rubric's `audit allow asm
+// step=8`): define it below this banner and declare it above your kernel; guard it with
+// `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900` (older GPUs and the CPU backend compile
+// nothing for it); give it a 16-byte aligned address and a multiple of 16 bytes.
 // =============================================================================================
 
 gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int block_size,

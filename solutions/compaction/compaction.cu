@@ -624,7 +624,7 @@ gl_status compact_step6(compaction_pred pred, const int *d_in, int *d_out, int *
   shape.ramp_tiles = 0;
   shape.ramp_elements = 0;
   shape.ahead = numbers.ahead;
-  // The ramp, where the array is at least twice as long as it. The first wave of equal tiles
+  // The ramp, where the array is more than twice as long as it. The first wave of equal tiles
   // would load, wait for its offsets and store in lock-step, leaving the memory idle between;
   // tiles that grow make the first blocks finish one after another, and the waves after them
   // stay staggered. Its smaller tiles must still fit the scratch's status words.

@@ -689,7 +689,6 @@ static __device__ __forceinline__ void prefetch_warp_part(const int *d_in, unsig
 #endif
 }
 
-
 // Measured on the H100 (devbench/scan90 rounds 12-24, docs/labs/scan.md): a ramp over 3/4 of a
 // wave, and a prefetch 2/5 of a wave ahead. Further ahead was slower (a whole wave: 75% of the
 // copy), the prefetched lines being evicted before their block reads them.
@@ -743,7 +742,8 @@ gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
 
   // The prefetch distance: AHEAD_PERCENT of a wave, and no more than a quarter of L2.
   size_t ahead = (size_t)slots * AHEAD_PERCENT / 100;
-  if (ahead * tile_size * sizeof(int) > l2_bytes / 4) ahead = l2_bytes / 4 / (tile_size * sizeof(int));
+  const size_t tile_bytes = tile_size * sizeof(int);
+  if (ahead * tile_bytes > l2_bytes / 4) ahead = l2_bytes / 4 / tile_bytes;
   x.ahead = (unsigned int)ahead;
   return launch_single_pass(kind, d_in, d_out, n, block_size, d_tile_counter, d_status, tiles, x);
 }
