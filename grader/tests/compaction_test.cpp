@@ -132,12 +132,13 @@ std::vector<size_t> LargeSizes() {
 // so the ramp covers 2376 x the threads an SM holds: 2.4 million elements at the default 512
 // threads (two blocks an SM) and at most that at any block size (the kernel's 64 registers a
 // thread let an SM hold 1,024 of its threads). 2^23 + 3 turns it on at every block size, and
-// 2^24 - 5 of LargeSizes() at the default one. Where sizes are capped (the CPU backend: 100,003) this size
-// would repeat one of SmallSizes(), so it is left out; there the ramp is on at 100,003 for
-// blocks of 32 to 128 threads (the CPU backend's virtual GPU has 2 SMs).
+// 2^24 - 5 of LargeSizes() at the default one. Under a cap the size moves down to it (a
+// sanitizer's 6.3 million still has the ramp on an H100), unless it would then be no larger
+// than SmallSizes()' largest (the CPU backend: 100,003), which those cases already run; there
+// the ramp is on at 100,003 for blocks of 32 to 128 threads (its virtual GPU has 2 SMs).
 std::vector<size_t> RampSizes() {
-  const size_t n = ((size_t)1 << 23) + 3;
-  return gl::CapSize(n) == n ? std::vector<size_t>{n} : std::vector<size_t>{};
+  const size_t n = gl::CapSize(((size_t)1 << 23) + 3);
+  return n > ((size_t)1 << 20) ? std::vector<size_t>{n} : std::vector<size_t>{};
 }
 
 // The large case draws fewer ratios: 0% and 100% are already covered at every small size.

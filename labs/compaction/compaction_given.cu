@@ -12,9 +12,6 @@
 #include "compaction_steps.h"
 #include "gpulabs/check.h"
 
-#define DEFAULT_BLOCK_SIZE 256
-// Step 6's default: two blocks of 512 an SM was the fastest shape of the reference's kernel.
-#define DEFAULT_BLOCK_SIZE_STEP6 512
 
 // =============================================================================================
 // Step names, scratch sizes, argument checks
@@ -25,6 +22,10 @@ static const char *const step_names[COMPACTION_STEP_COUNT] = {
     "4b-warp-aggregated", "4c-complement", "5-single-pass", "6-prefetch"};
 static const int step_numbers[COMPACTION_STEP_COUNT] = {2, 3, 3, 4, 4, 4, 5, 6};
 static const int step_stable[COMPACTION_STEP_COUNT] = {1, 1, 1, 0, 0, 0, 1, 1};
+// The block size 0 stands for: 256, except step 6's 512 (two blocks of 512 an SM was the fastest
+// shape of the reference's kernel).
+static const int step_default_block[COMPACTION_STEP_COUNT] = {256, 256, 256, 256,
+                                                              256, 256, 256, 512};
 
 static int step_is_known(compaction_step step) {
   return (int)step >= 0 && (int)step < COMPACTION_STEP_COUNT;
@@ -71,13 +72,13 @@ static gl_status check_pred(const char *fn, compaction_pred pred) {
   return GL_OK;
 }
 
-static gl_status check_n_and_block(const char *fn, size_t n, int *block_size,
-                                   int default_block_size) {
+static gl_status check_n_and_block(const char *fn, compaction_step step, size_t n,
+                                   int *block_size) {
   if (n > COMPACTION_MAX_N) {
     return gl_fail(GL_ERR_SIZE, "%s: n = %zu exceeds COMPACTION_MAX_N = %zu", fn, n,
                    COMPACTION_MAX_N);
   }
-  if (*block_size == 0) *block_size = default_block_size;
+  if (*block_size == 0) *block_size = step_default_block[step];
   int b = *block_size;
   if (b < 32 || b > 1024 || (b & (b - 1)) != 0) {
     return gl_fail(GL_ERR_INVALID_ARGUMENT,
@@ -136,9 +137,7 @@ extern "C" gl_status compaction_compact(compaction_step step, compaction_pred pr
   GL_TRY(check_pointer(fn, "d_in", d_in));
   GL_TRY(check_pointer(fn, "d_out", d_out));
   GL_TRY(check_pointer(fn, "d_count", d_count));
-  GL_TRY(check_n_and_block(fn, n, &block_size,
-                           step == COMPACTION_STEP_PREFETCH ? DEFAULT_BLOCK_SIZE_STEP6
-                                                            : DEFAULT_BLOCK_SIZE));
+  GL_TRY(check_n_and_block(fn, step, n, &block_size));
   GL_TRY(check_scratch(fn, step, n, d_scratch, scratch_bytes));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_out", d_out, n * sizeof(int)));
   if (n == 0) {
@@ -167,7 +166,7 @@ extern "C" gl_status compaction_split(compaction_pred pred, const int *d_in, int
   GL_TRY(check_pointer(fn, "d_in", d_in));
   GL_TRY(check_pointer(fn, "d_out", d_out));
   GL_TRY(check_pointer(fn, "d_count", d_count));
-  GL_TRY(check_n_and_block(fn, n, &block_size, DEFAULT_BLOCK_SIZE));
+  GL_TRY(check_n_and_block(fn, COMPACTION_STEP_SPLIT, n, &block_size));
   GL_TRY(check_scratch(fn, COMPACTION_STEP_SPLIT, n, d_scratch, scratch_bytes));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_out", d_out, n * sizeof(int)));
   if (n == 0) {
@@ -190,7 +189,7 @@ extern "C" gl_status compaction_split_pairs(compaction_pred pred, const int *d_k
   GL_TRY(check_pointer(fn, "d_keys_out", d_keys_out));
   GL_TRY(check_pointer(fn, "d_values_out", d_values_out));
   GL_TRY(check_pointer(fn, "d_count", d_count));
-  GL_TRY(check_n_and_block(fn, n, &block_size, DEFAULT_BLOCK_SIZE));
+  GL_TRY(check_n_and_block(fn, COMPACTION_STEP_SPLIT_PAIRS, n, &block_size));
   GL_TRY(check_scratch(fn, COMPACTION_STEP_SPLIT_PAIRS, n, d_scratch, scratch_bytes));
   GL_TRY(check_disjoint(fn, "d_keys_in", d_keys_in, "d_keys_out", d_keys_out, bytes));
   GL_TRY(check_disjoint(fn, "d_keys_in", d_keys_in, "d_values_out", d_values_out, bytes));
@@ -215,7 +214,7 @@ extern "C" gl_status compaction_enqueue_complement(compaction_pred pred, const i
   GL_TRY(check_pointer(fn, "d_kept", d_kept));
   GL_TRY(check_pointer(fn, "d_rest", d_rest));
   GL_TRY(check_pointer(fn, "d_counts", d_counts));
-  GL_TRY(check_n_and_block(fn, n, &block_size, DEFAULT_BLOCK_SIZE));
+  GL_TRY(check_n_and_block(fn, COMPACTION_STEP_COMPLEMENT, n, &block_size));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_kept", d_kept, bytes));
   GL_TRY(check_disjoint(fn, "d_in", d_in, "d_rest", d_rest, bytes));
   GL_TRY(check_disjoint(fn, "d_kept", d_kept, "d_rest", d_rest, bytes));
