@@ -181,14 +181,13 @@ void CheckLarge(scan_step step) {
 
 // Arrays that do not start at the beginning of an allocation (d_in + 1, d_out + 3): only 4-byte
 // alignment is guaranteed, so 16-byte vector accesses need a fallback.
-void CheckOffsetPointers(scan_step step) {
-  const size_t n = 100003;
+void CheckOffsetPointers(scan_step step, size_t n = 100003) {
   const std::vector<int> in = SmallValues(n, Label(step, 0, n, 3));
   std::vector<int> host_in(n + 1, 0);
   std::copy(in.begin(), in.end(), host_in.begin() + 1);
   for (scan_kind kind : kKinds) {
     SCOPED_TRACE(std::string(scan_step_name(step)) + ", " + KindName(kind) +
-                 ", d_in = start + 1, d_out = start + 3, n = 100003");
+                 ", d_in = start + 1, d_out = start + 3, n = " + std::to_string(n));
     gl::DeviceBuffer<int> d_in(host_in);
     gl::DeviceBuffer<int> d_out(n + 3 + kGuard);
     GL_ASSERT_OK(scan_run(step, kind, d_in.get() + 1, d_out.get() + 3, n, 0));
@@ -254,19 +253,38 @@ void CheckRepeatedCalls(scan_step step, size_t n) {
 }  // namespace
 
 TEST_F(ScanStep7, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_SINGLE_PASS, 1000003); }
-// Beyond the reference's staggered first wave on an H100 (about 2.4 million elements), so
-// calls also differ in which tiles are small.
-TEST_F(ScanStep8, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_PREFETCH, 5000011); }
 
-// Sizes past twice the reference's first wave on an H100 (about 4.9 million elements at any
-// block size): small growing tiles first, then full tiles, each prefetching a later one.
+namespace {
+
+// Step 8's sizes scale with the GPU: the reference staggers its first wave over 18,432
+// elements an SM at any block size (a wave is 1,024 threads an SM) and does so only for arrays
+// more than twice that long (4.87 million elements on an H100's 132 SMs). 40,000 to 48,000
+// elements an SM clear that by 8-30% on any GPU, so these cases run the small growing tiles
+// first, then full tiles, each prefetching a later one.
+size_t PerSm(size_t elements_per_sm, long adjust) {
+  gl_device_info info;
+  size_t sms = 132;  // an H100's, when the query fails (the test then fails on its own)
+  if (gl_device_query(0, &info) == GL_OK && info.sm_count > 0) sms = (size_t)info.sm_count;
+  return (size_t)((long)(sms * elements_per_sm) + adjust);
+}
+
+}  // namespace
+
+// Calls also differ in which tiles are small.
+TEST_F(ScanStep8, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_PREFETCH, PerSm(40000, 11)); }
+
 TEST_F(ScanStep8, PastTheFirstWave) {
   for (int block : {0, 256, 32}) {
-    for (size_t n : gl::CapSizes({((size_t)5 << 20) + 3, ((size_t)3 << 21) - 7})) {
+    for (size_t n : gl::CapSizes({PerSm(40000, 3), PerSm(48000, -7)})) {
       const std::vector<int> in = SmallValues(n, Label(SCAN_STEP_PREFETCH, block, n, 6));
       ASSERT_NO_FATAL_FAILURE(CheckInput(SCAN_STEP_PREFETCH, block, in));
     }
   }
+}
+
+// Unaligned arrays past the first wave: the ramp's tiles on the scalar path, no prefetch.
+TEST_F(ScanStep8, OffsetPointersPastTheFirstWave) {
+  CheckOffsetPointers(SCAN_STEP_PREFETCH, gl::CapSize(PerSm(40000, 1)));
 }
 
 // scan_exclusive: what compaction and radix sort call.
