@@ -390,7 +390,7 @@ typedef struct single_pass_shape {
   unsigned ahead;          // prefetch the tile this many tiles later (0: no prefetch)
 } single_pass_shape;
 
-static __device__ __forceinline__ unsigned ramp_items_before(unsigned t, unsigned q);
+static __host__ __device__ __forceinline__ unsigned ramp_items_before(unsigned t, unsigned q);
 static __device__ __forceinline__ void prefetch_warp_share(const int *in, size_t n,
                                                            unsigned start);
 
@@ -543,7 +543,7 @@ gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *
 
 // Ramp tile t has 4 (1 + t / q) items a thread: the items a thread of all ramp tiles before it,
 // in closed form. With k = t / q: q tiles each of 4, 8, ..., 4k items, then t - kq of 4 (k + 1).
-static __device__ __forceinline__ unsigned ramp_items_before(unsigned t, unsigned q) {
+static __host__ __device__ __forceinline__ unsigned ramp_items_before(unsigned t, unsigned q) {
   unsigned k = t / q;
   return 4 * (q * (k * (k + 1) / 2) + (k + 1) * (t - k * q));
 }
@@ -629,7 +629,7 @@ gl_status compact_step6(compaction_pred pred, const int *d_in, int *d_out, int *
   // tiles that grow make the first blocks finish one after another, and the waves after them
   // stay staggered. Its smaller tiles must still fit the scratch's status words.
   const unsigned q = numbers.ramp_q;
-  const size_t ramp_elements = (size_t)4 * q * (RAMP_SIZES * (RAMP_SIZES + 1) / 2) * block_size;
+  const size_t ramp_elements = (size_t)ramp_items_before(q * RAMP_SIZES, q) * block_size;
   if (n > 2 * ramp_elements) {
     const size_t tiles = (size_t)q * RAMP_SIZES + single_pass_tiles(n - ramp_elements, tile_size);
     if (tiles <= single_pass_tiles(n, SINGLE_PASS_SMALLEST_TILE)) {
