@@ -103,12 +103,7 @@ static const char *one_submission(const strlist *operands, int *ok) {
 }
 
 int main(int argc, char **argv) {
-  forget_parent_make();
-  /* The lab worker is always sealed and always the course's own when the grader runs: these
-   * debugging switches (grader/README.md, "The lab worker") are not inherited. */
-  unsetenv("GPULABS_SANDBOX");
-  unsetenv("GPULABS_LAB_WORKER");
-  unsetenv("GPULABS_WORKER_EARLY");
+  grade_environment();  // sealed whatever the caller's environment (grader/README.md)
   grade_options opt;
   grade_options_init(&opt);
   const char *out = "grade-out";

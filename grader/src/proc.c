@@ -114,8 +114,9 @@ char *run_first_line(char *const argv[]) {
   return line;
 }
 
-void forget_parent_make(void) {
-  unsetenv("MAKEFLAGS");
-  unsetenv("MFLAGS");
-  unsetenv("MAKELEVEL");
+void grade_environment(void) {
+  static const char *const gone[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "GPULABS_SANDBOX",
+                                     "GPULABS_LAB_WORKER", "GPULABS_WORKER_EARLY"};
+  for (size_t i = 0; i < sizeof gone / sizeof gone[0]; ++i) unsetenv(gone[i]);
+  setenv("GPULABS_EXACT_BUFFERS", "0", 1);
 }

@@ -24,10 +24,14 @@ char *run_capture(char *const argv[], size_t *length);
 /* Runs argv and returns its first line of output (stdout), or NULL. For short queries. */
 char *run_first_line(char *const argv[]);
 
-/* Removes the variables make uses to talk to its children (MAKEFLAGS, MFLAGS, MAKELEVEL) from
- * this process's environment, so the cmake and ctest it starts from inside a build (the
- * grade_labs target) behave as if started by hand. */
-void forget_parent_make(void);
+/* The environment a grade runs in, whatever the caller's. Gone: the variables make uses to talk
+ * to its children (MAKEFLAGS, MFLAGS, MAKELEVEL), so the cmake and ctest started from inside a
+ * build (the grade_labs target) behave as if started by hand; the lab worker's debugging
+ * switches (GPULABS_SANDBOX, GPULABS_LAB_WORKER, GPULABS_WORKER_EARLY), so the worker is always
+ * sealed and the course's own. Set: GPULABS_EXACT_BUFFERS=0, so the test programs carve their
+ * buffers out of slabs even when the grader runs under a tool (exact buffers are for the tools:
+ * a kept one may be freed while the worker still maps it, and a private one placed there). */
+void grade_environment(void);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 // Tests of the helpers a grading run uses around CMake (grader/src/run.c): reading a build
-// tree's cache, and finding the first compiler errors in a build log.
+// tree's cache, finding the first compiler errors in a build log; and the environment every
+// grade runs in (grader/src/proc.c).
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -8,6 +9,7 @@
 
 extern "C" {
 #include "grade.h"
+#include "proc.h"
 }
 
 TEST(GraderRun, ReadsValuesFromTheCMakeCache) {
@@ -79,4 +81,21 @@ TEST(GraderRun, FindsHostCompilerAndLinkerErrors) {
   free(ld);
   EXPECT_EQ(build_errors_of("[100%] Built target x\nmake: *** [all] Error 2\n", "/w/src"), nullptr)
       << "no compiler error to show: the caller points at the log instead";
+}
+
+// Whatever the caller's environment, a grade runs sealed: no worker debugging switch survives,
+// the test programs' buffers come from slabs even if the caller asked for exact ones (as a
+// tool's wrapper would), and make's variables are gone.
+TEST(GraderRun, GradesInAnEnvironmentOfItsOwn) {
+  const char *gone[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "GPULABS_SANDBOX",
+                        "GPULABS_LAB_WORKER", "GPULABS_WORKER_EARLY"};
+  for (const char *name : gone) setenv(name, "1", 1);
+  setenv("GPULABS_EXACT_BUFFERS", "1", 1);
+  grade_environment();
+  for (const char *name : gone) EXPECT_EQ(getenv(name), nullptr) << name;
+  EXPECT_STREQ(getenv("GPULABS_EXACT_BUFFERS"), "0");
+  unsetenv("GPULABS_EXACT_BUFFERS");
+  grade_environment();  // also when it was not set at all
+  EXPECT_STREQ(getenv("GPULABS_EXACT_BUFFERS"), "0");
+  unsetenv("GPULABS_EXACT_BUFFERS");
 }
