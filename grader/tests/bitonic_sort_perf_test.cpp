@@ -20,7 +20,6 @@
 // Floor: a sort reads every key and writes it once at least, 8 B per key. The calls
 // take 0.5 ms and more, so the few microseconds of per-call synchronisation do not matter.
 #include <cstdio>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -132,33 +131,29 @@ TEST_F(BitonicSortPerf, BestVsCubMerge) {
   // Every step that is written, timed, the last first; the fastest counts. A step whose warm-up
   // calls each take more than kGiveUp times the best so far cannot be the fastest, and is not
   // timed further.
-  double best_ms = 0;
-  bitonic_step best_step = BITONIC_STEP_GLOBAL;
-  std::vector<std::string> times(BITONIC_LAST_STEP + 1);
+  std::vector<gl::SealedSide> steps;
   for (int s = BITONIC_LAST_STEP; s >= BITONIC_FIRST_STEP; --s) {
     const bitonic_step step = (bitonic_step)s;
     gl::SealedSide mine = side(std::string("bitonic_sort_keys ") + bitonic_step_name(step), false);
-    mine.give_up_ms = kGiveUp * best_ms;
     mine.prepare = [&](int k) { return RestoreInput(work.get(), input[k]->get()); };
     mine.run = [&, step](int) {
       return bitonic_sort_keys(step, BITONIC_ASCENDING, work.get(), kN, 0);
     };
-    double ms = 0;
-    bool not_implemented = false;
-    ASSERT_TRUE(gl::TimeSealed(mine, kWarmup, kReps, &ms, &not_implemented));
-    if (not_implemented) {
-      times[s] = std::string(" ") + bitonic_step_name(step) + "=not-implemented";
-      continue;
-    }
-    times[s] = std::string(" ") + bitonic_step_name(step) + "=" + Ms(ms) +
-               (mine.cut_short ? "(warm-up)" : "");
-    if (best_ms == 0 || ms < best_ms) {
-      best_ms = ms;
-      best_step = step;
-    }
+    steps.push_back(mine);
   }
-  const std::string timings = std::accumulate(times.begin(), times.end(), std::string());
-  ASSERT_GT(best_ms, 0) << "no step of bitonic sort is implemented:" << timings;
+  gl::SealedFastest fastest;
+  ASSERT_TRUE(gl::TimeFastest(steps, kWarmup, kReps, kGiveUp, &fastest));
+  std::string timings;  // in the ladder's order
+  for (int s = BITONIC_FIRST_STEP; s <= BITONIC_LAST_STEP; ++s) {
+    const size_t k = (size_t)(BITONIC_LAST_STEP - s);  // its place in `steps`
+    const char *name = bitonic_step_name((bitonic_step)s);
+    timings += std::string(" ") + name +
+               (fastest.ms[k] == 0 ? "=not-implemented"
+                                   : "=" + Ms(fastest.ms[k]) + (fastest.cut_short[k] ? "(warm-up)" : ""));
+  }
+  ASSERT_GE(fastest.best, 0) << "no step of bitonic sort is implemented:" << timings;
+  const bitonic_step best_step = (bitonic_step)(BITONIC_LAST_STEP - fastest.best);
+  const double best_ms = fastest.best_ms;
 
   std::string detail = "n=2^24 best=" + std::string(bitonic_step_name(best_step)) + " " +
                        Ms(best_ms) + " cub_merge=" + Ms(merge_ms) + " cub_radix=" + Ms(radix_ms) +

@@ -125,45 +125,39 @@ void CompareWithCub(bool pairs, const char *metric) {
   // so far cannot be the fastest, and is not timed further (this program took 4.07 s on an H100
   // with every step timed, 2.5 to 2.9 s without: docs/results/gpu-2026-11-27-session5.md).
   const size_t count = sizeof kVariants / sizeof kVariants[0];
-  const Variant *best = nullptr;
-  double best_ms = 0;
-  std::vector<std::string> times(count);
-  std::string missing;
+  std::vector<gl::SealedSide> steps;
   for (size_t i = count; i-- > 0;) {
     const Variant &variant = kVariants[i];
-    SCOPED_TRACE(variant.name);
     gl::SealedSide mine = side(std::string(pairs ? "radix_sort_pairs " : "radix_sort_keys ") +
                                    variant.name,
                                keys_out.get(), values_out.get());
-    mine.run = [&](int s) {
+    mine.run = [&, variant](int s) {
       radix_sort_options options = {variant.digit_bits, 0, 32};
       return pairs ? radix_sort_pairs(variant.step, keys_in[s]->get(), keys_out.get(),
                                       values_in.get(), values_out.get(), kN, &options)
                    : radix_sort_keys(variant.step, keys_in[s]->get(), keys_out.get(), kN,
                                      &options);
     };
-    mine.give_up_ms = kGiveUp * best_ms;
-    double ms = 0;
-    bool not_implemented = false;
-    ASSERT_TRUE(gl::TimeSealed(mine, kWarmup, kReps, &ms, &not_implemented));
-    if (not_implemented) {
-      times[i] = std::string(" ") + variant.name + "=not-written";
-      missing = gl_last_error();
-      continue;
-    }
-    times[i] = std::string(" ") + variant.name + "_ms=" + Ms(ms) + (mine.cut_short ? "(warm-up)" : "");
-    if (best == nullptr || ms < best_ms) {
-      best = &variant;
-      best_ms = ms;
-    }
+    steps.push_back(mine);
   }
-  ASSERT_NE(best, nullptr) << "no step of radix_sort_" << (pairs ? "pairs" : "keys")
-                           << " is written yet: " << missing;
+  gl::SealedFastest fastest;
+  ASSERT_TRUE(gl::TimeFastest(steps, kWarmup, kReps, kGiveUp, &fastest));
+  ASSERT_GE(fastest.best, 0) << "no step of radix_sort_" << (pairs ? "pairs" : "keys")
+                             << " is written yet:" << fastest.not_written;
+  std::string times;  // in the ladder's order
+  for (size_t i = 0; i < count; ++i) {
+    const size_t k = count - 1 - i;  // its place in `steps`
+    times += std::string(" ") + kVariants[i].name +
+             (fastest.ms[k] == 0 ? "=not-written"
+                                 : "_ms=" + Ms(fastest.ms[k]) + (fastest.cut_short[k] ? "(warm-up)" : ""));
+  }
+  const Variant *best = &kVariants[count - 1 - (size_t)fastest.best];
+  const double best_ms = fastest.best_ms;
   EXPECT_EQ(radix_sort_release(), GL_OK);
   gl_yardstick_radix_sort_release();
   gl::ReportRatio(metric, cub_ms / best_ms,
                   "n=2^26 best=" + std::string(best->name) + " best_ms=" + Ms(best_ms) +
-                      " cub_ms=" + Ms(cub_ms) + std::accumulate(times.begin(), times.end(), std::string()));
+                      " cub_ms=" + Ms(cub_ms) + times);
 }
 
 }  // namespace
