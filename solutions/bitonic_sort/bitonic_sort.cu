@@ -834,17 +834,23 @@ struct s5_tile {
 template <int LOG_T, int LOG_E, int G, int O>
 constexpr int s5_tile_op = s5_tile<LOG_T, LOG_E>::plan.group[G].op[O];
 
+// One layer of the tile sort, from its op: the pairs across register bit k, each partner at
+// index ^ (1 << k), or for a mirror at index ^ (2^(k+1) - 1).
+template <int LOG_E, bool PAIRS, int OP>
+__device__ __forceinline__ void tile_layer(uint32_t (&key)[1 << LOG_E],
+                                           uint32_t (&val)[1 << LOG_E]) {
+  constexpr int k = OP & 7;
+  constexpr int mask = (OP & 8) != 0 ? (2 << k) - 1 : 1 << k;
+  register_pairs<LOG_E, PAIRS, k, mask>(key, val,
+                                        std::make_integer_sequence<int, 1 << (LOG_E - 1)>());
+}
+
 // The layers of group G, in order.
 template <int LOG_T, int LOG_E, bool PAIRS, int G, int... O>
 __device__ __forceinline__ void tile_layers(uint32_t (&key)[1 << LOG_E],
                                             uint32_t (&val)[1 << LOG_E],
                                             std::integer_sequence<int, O...>) {
-  constexpr std::make_integer_sequence<int, 1 << (LOG_E - 1)> pairs{};
-  (register_pairs<LOG_E, PAIRS, s5_tile_op<LOG_T, LOG_E, G, O> & 7,
-                  (s5_tile_op<LOG_T, LOG_E, G, O> & 8) != 0
-                      ? (2 << (s5_tile_op<LOG_T, LOG_E, G, O> & 7)) - 1
-                      : 1 << (s5_tile_op<LOG_T, LOG_E, G, O> & 7)>(key, val, pairs),
-   ...);
+  (tile_layer<LOG_E, PAIRS, s5_tile_op<LOG_T, LOG_E, G, O>>(key, val), ...);
 }
 
 // Index k of local bit `bit` among the register bits regs.
