@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "gltest.h"
+#include "radix_sort_keys.h"
 
 extern "C" {
 #include "gpulabs/reference/radix_sort.h"
@@ -15,24 +16,9 @@ extern "C" {
 
 namespace {
 
-// The key shapes of the GPU tests: common's five, plus narrow keys (12 bits: many duplicates).
-const int kNarrow = GL_DIST_COUNT;
-const int kShapeCount = GL_DIST_COUNT + 1;
-
-std::string ShapeName(int shape) {
-  return shape == kNarrow ? "narrow-12-bit" : gl_dist_name((gl_dist)shape);
-}
-
-std::vector<uint32_t> MakeKeys(size_t n, int shape, uint64_t seed) {
-  std::vector<uint32_t> keys(n);
-  if (shape == kNarrow) {
-    gl_fill_u32(keys.data(), n, GL_DIST_UNIFORM, seed);
-    for (uint32_t &k : keys) k &= 0xFFFu;
-  } else {
-    gl_fill_u32(keys.data(), n, (gl_dist)shape, seed);
-  }
-  return keys;
-}
+using radix_test::kShapeCount;
+using radix_test::MakeKeys;
+using radix_test::ShapeName;
 
 std::vector<uint32_t> Iota(size_t n) {
   std::vector<uint32_t> v(n);

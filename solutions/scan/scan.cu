@@ -692,8 +692,8 @@ static __device__ __forceinline__ void prefetch_warp_part(const int *d_in, unsig
 // Measured on the H100 (devbench/scan90 rounds 12-24, docs/labs/scan.md): a ramp over 3/4 of a
 // wave, and a prefetch 2/5 of a wave ahead. Further ahead was slower (a whole wave: 75% of the
 // copy), the prefetched lines being evicted before their block reads them.
-#define RAMP_PERCENT 75
-#define AHEAD_PERCENT 40
+#define RAMP_WAVE_PERCENT 75
+#define PREFETCH_WAVE_PERCENT 40
 
 // The blocks the GPU holds at once (SMs times blocks an SM holds) and its L2 size, asked once
 // for each device and block size.
@@ -726,9 +726,9 @@ gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
   single_pass_extras x = {1, 0, 0, 0};
   tiles = ceil_div(n, tile_size);
 
-  // The ramp: SCAN7_VECTORS - 1 sizes, q tiles each, over RAMP_PERCENT of a wave; only where n
+  // The ramp: SCAN7_VECTORS - 1 sizes, q tiles each, over RAMP_WAVE_PERCENT of a wave; only where n
   // is well beyond it and the status words suffice.
-  unsigned int q = slots * RAMP_PERCENT / 100 / (SCAN7_VECTORS - 1);
+  unsigned int q = slots * RAMP_WAVE_PERCENT / 100 / (SCAN7_VECTORS - 1);
   if (q == 0) q = 1;
   const unsigned int ramp_tiles = q * (SCAN7_VECTORS - 1);
   const size_t ramp_elements = (size_t)ramp_units_before(ramp_tiles, q) * 4 * block_size;
@@ -740,8 +740,8 @@ gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
     }
   }
 
-  // The prefetch distance: AHEAD_PERCENT of a wave, and no more than a quarter of L2.
-  size_t ahead = (size_t)slots * AHEAD_PERCENT / 100;
+  // The prefetch distance: PREFETCH_WAVE_PERCENT of a wave, and no more than a quarter of L2.
+  size_t ahead = (size_t)slots * PREFETCH_WAVE_PERCENT / 100;
   const size_t tile_bytes = tile_size * sizeof(int);
   if (ahead * tile_bytes > l2_bytes / 4) ahead = l2_bytes / 4 / tile_bytes;
   x.ahead = (unsigned int)ahead;
