@@ -403,12 +403,12 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
   return CheckCopyFloor(side, *median_ms, (int)times.size());
 }
 
-// The fastest of a lab's steps, each timed with TimeSealed in the order given; a step not written
-// yet (GL_ERR_NOT_IMPLEMENTED at its first call) is skipped. With give_up > 0, a step whose
-// warm-up calls each take more than give_up times the best so far cannot be the fastest and is
-// not timed further (its warm-ups' median stands, and cut_short says so): list the steps the
-// likely fastest first. Fails as TimeSealed does; a result with no step written is no failure
-// (best is then -1: the caller says what that means).
+// The fastest of a lab's steps, given in the ladder's order and timed with TimeSealed the last
+// (usually the fastest) first; a step not written yet (GL_ERR_NOT_IMPLEMENTED at its first call)
+// is skipped. With give_up > 0, a step whose warm-up calls each take more than give_up times the
+// best so far cannot be the fastest and is not timed further (its warm-ups' median stands, and
+// cut_short says so). Fails as TimeSealed does; a result with no step written is no failure
+// (best is then -1: the caller says what that means). Results are indexed as the steps are.
 struct SealedFastest {
   int best = -1;                   // index in the steps of the fastest
   double best_ms = 0;
@@ -420,19 +420,21 @@ struct SealedFastest {
 inline ::testing::AssertionResult TimeFastest(std::vector<SealedSide> &steps, int warmup, int reps,
                                               double give_up, SealedFastest *result) {
   *result = SealedFastest();
-  for (size_t i = 0; i < steps.size(); ++i) {
+  result->ms.assign(steps.size(), 0.0);
+  result->cut_short.assign(steps.size(), false);
+  for (size_t i = steps.size(); i-- > 0;) {
     SealedSide &step = steps[i];
     step.give_up_ms = give_up * result->best_ms;
     double ms = 0;
     bool not_implemented = false;
     ::testing::AssertionResult timed = TimeSealed(step, warmup, reps, &ms, &not_implemented);
     if (!timed) return timed;
-    result->ms.push_back(not_implemented ? 0.0 : ms);
-    result->cut_short.push_back(!not_implemented && step.cut_short);
     if (not_implemented) {
       result->not_written += " " + step.name + " (" + gl_last_error() + ")";
       continue;
     }
+    result->ms[i] = ms;
+    result->cut_short[i] = step.cut_short;
     if (result->best < 0 || ms < result->best_ms) {
       result->best = (int)i;
       result->best_ms = ms;

@@ -132,7 +132,7 @@ TEST_F(BitonicSortPerf, BestVsCubMerge) {
   // calls each take more than kGiveUp times the best so far cannot be the fastest, and is not
   // timed further.
   std::vector<gl::SealedSide> steps;
-  for (int s = BITONIC_LAST_STEP; s >= BITONIC_FIRST_STEP; --s) {
+  for (int s = BITONIC_FIRST_STEP; s <= BITONIC_LAST_STEP; ++s) {
     const bitonic_step step = (bitonic_step)s;
     gl::SealedSide mine = side(std::string("bitonic_sort_keys ") + bitonic_step_name(step), false);
     mine.prepare = [&](int k) { return RestoreInput(work.get(), input[k]->get()); };
@@ -143,16 +143,16 @@ TEST_F(BitonicSortPerf, BestVsCubMerge) {
   }
   gl::SealedFastest fastest;
   ASSERT_TRUE(gl::TimeFastest(steps, kWarmup, kReps, kGiveUp, &fastest));
-  std::string timings;  // in the ladder's order
+  std::string timings;
   for (int s = BITONIC_FIRST_STEP; s <= BITONIC_LAST_STEP; ++s) {
-    const size_t k = (size_t)(BITONIC_LAST_STEP - s);  // its place in `steps`
+    const size_t k = (size_t)(s - BITONIC_FIRST_STEP);  // its place in `steps`
     const char *name = bitonic_step_name((bitonic_step)s);
+    const std::string warm = fastest.cut_short[k] ? "(warm-up)" : "";
     timings += std::string(" ") + name +
-               (fastest.ms[k] == 0 ? "=not-implemented"
-                                   : "=" + Ms(fastest.ms[k]) + (fastest.cut_short[k] ? "(warm-up)" : ""));
+               (fastest.ms[k] == 0 ? "=not-implemented" : "=" + Ms(fastest.ms[k]) + warm);
   }
   ASSERT_GE(fastest.best, 0) << "no step of bitonic sort is implemented:" << timings;
-  const bitonic_step best_step = (bitonic_step)(BITONIC_LAST_STEP - fastest.best);
+  const bitonic_step best_step = (bitonic_step)(BITONIC_FIRST_STEP + fastest.best);
   const double best_ms = fastest.best_ms;
 
   std::string detail = "n=2^24 best=" + std::string(bitonic_step_name(best_step)) + " " +

@@ -108,8 +108,7 @@ TEST_F(CompactionPerf, BestVsCub) {
                                     COMPACTION_STEP_PREFETCH};
   const size_t num_steps = sizeof ladder / sizeof ladder[0];
   std::vector<gl::SealedSide> steps;
-  for (size_t i = num_steps; i-- > 0;) {
-    const compaction_step step = ladder[i];
+  for (compaction_step step : ladder) {
     gl::SealedSide student = side(compaction_step_name(step), out.get(), count.get());
     student.run = [&, step](int k) {
       return compaction_compact(step, {COMPACTION_KEEP_NONZERO, 0}, d_in[k]->get(), out.get(),
@@ -120,13 +119,12 @@ TEST_F(CompactionPerf, BestVsCub) {
   gl::SealedFastest fastest;
   ASSERT_TRUE(gl::TimeFastest(steps, kWarmup, kReps, kGiveUp, &fastest));
   ASSERT_GE(fastest.best, 0) << "no stable compaction is written yet:" << fastest.not_written;
-  for (size_t i = 0; i < num_steps; ++i) {  // in the ladder's order
-    const size_t k = num_steps - 1 - i;     // its place in `steps`
-    if (fastest.ms[k] == 0) continue;
-    detail += std::string(" ") + compaction_step_name(ladder[i]) + "_ms=" + Ms(fastest.ms[k]) +
-              (fastest.cut_short[k] ? "(warm-up)" : "");
+  for (size_t i = 0; i < num_steps; ++i) {
+    if (fastest.ms[i] == 0) continue;
+    detail += std::string(" ") + compaction_step_name(ladder[i]) + "_ms=" + Ms(fastest.ms[i]) +
+              (fastest.cut_short[i] ? "(warm-up)" : "");
   }
-  const std::string best_step = compaction_step_name(ladder[num_steps - 1 - (size_t)fastest.best]);
+  const std::string best_step = compaction_step_name(ladder[fastest.best]);
   const double best_ms = fastest.best_ms;
   gl::ReportRatio("best_vs_cub", cub_ms / best_ms, detail + " best=" + best_step);
 }

@@ -126,8 +126,7 @@ void CompareWithCub(bool pairs, const char *metric) {
   // with every step timed, 2.5 to 2.9 s without: docs/results/gpu-2026-11-27-session5.md).
   const size_t count = sizeof kVariants / sizeof kVariants[0];
   std::vector<gl::SealedSide> steps;
-  for (size_t i = count; i-- > 0;) {
-    const Variant &variant = kVariants[i];
+  for (const Variant &variant : kVariants) {
     gl::SealedSide mine = side(std::string(pairs ? "radix_sort_pairs " : "radix_sort_keys ") +
                                    variant.name,
                                keys_out.get(), values_out.get());
@@ -144,14 +143,13 @@ void CompareWithCub(bool pairs, const char *metric) {
   ASSERT_TRUE(gl::TimeFastest(steps, kWarmup, kReps, kGiveUp, &fastest));
   ASSERT_GE(fastest.best, 0) << "no step of radix_sort_" << (pairs ? "pairs" : "keys")
                              << " is written yet:" << fastest.not_written;
-  std::string times;  // in the ladder's order
+  std::string times;
   for (size_t i = 0; i < count; ++i) {
-    const size_t k = count - 1 - i;  // its place in `steps`
+    const std::string warm = fastest.cut_short[i] ? "(warm-up)" : "";
     times += std::string(" ") + kVariants[i].name +
-             (fastest.ms[k] == 0 ? "=not-written"
-                                 : "_ms=" + Ms(fastest.ms[k]) + (fastest.cut_short[k] ? "(warm-up)" : ""));
+             (fastest.ms[i] == 0 ? "=not-written" : "_ms=" + Ms(fastest.ms[i]) + warm);
   }
-  const Variant *best = &kVariants[count - 1 - (size_t)fastest.best];
+  const Variant *best = &kVariants[fastest.best];
   const double best_ms = fastest.best_ms;
   EXPECT_EQ(radix_sort_release(), GL_OK);
   gl_yardstick_radix_sort_release();

@@ -261,21 +261,23 @@ namespace {
 // more than twice that long (4.87 million elements on an H100's 132 SMs). 40,000 to 48,000
 // elements an SM clear that by 8-30% on any GPU, so these cases run the small growing tiles
 // first, then full tiles, each prefetching a later one.
-size_t PerSm(size_t elements_per_sm, long adjust) {
+size_t PerSm(size_t elements_per_sm) {
   gl_device_info info;
   size_t sms = 132;  // an H100's, when the query fails (the test then fails on its own)
   if (gl_device_query(0, &info) == GL_OK && info.sm_count > 0) sms = (size_t)info.sm_count;
-  return (size_t)((long)(sms * elements_per_sm) + adjust);
+  return sms * elements_per_sm;
 }
 
 }  // namespace
 
 // Calls also differ in which tiles are small.
-TEST_F(ScanStep8, RepeatedCallsStartAfresh) { CheckRepeatedCalls(SCAN_STEP_PREFETCH, PerSm(40000, 11)); }
+TEST_F(ScanStep8, RepeatedCallsStartAfresh) {
+  CheckRepeatedCalls(SCAN_STEP_PREFETCH, PerSm(40000) + 11);
+}
 
 TEST_F(ScanStep8, PastTheFirstWave) {
   for (int block : {0, 256, 32}) {
-    for (size_t n : gl::CapSizes({PerSm(40000, 3), PerSm(48000, -7)})) {
+    for (size_t n : gl::CapSizes({PerSm(40000) + 3, PerSm(48000) - 7})) {
       const std::vector<int> in = SmallValues(n, Label(SCAN_STEP_PREFETCH, block, n, 6));
       ASSERT_NO_FATAL_FAILURE(CheckInput(SCAN_STEP_PREFETCH, block, in));
     }
@@ -284,7 +286,7 @@ TEST_F(ScanStep8, PastTheFirstWave) {
 
 // Unaligned arrays past the first wave: the ramp's tiles on the scalar path, no prefetch.
 TEST_F(ScanStep8, OffsetPointersPastTheFirstWave) {
-  CheckOffsetPointers(SCAN_STEP_PREFETCH, gl::CapSize(PerSm(40000, 1)));
+  CheckOffsetPointers(SCAN_STEP_PREFETCH, gl::CapSize(PerSm(40000) + 1));
 }
 
 // scan_exclusive: what compaction and radix sort call.

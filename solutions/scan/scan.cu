@@ -726,8 +726,8 @@ gl_status scan_step8(scan_kind kind, const int *d_in, int *d_out, size_t n, int 
   single_pass_extras x = {1, 0, 0, 0};
   tiles = ceil_div(n, tile_size);
 
-  // The ramp: SCAN7_VECTORS - 1 sizes, q tiles each, over RAMP_WAVE_PERCENT of a wave; only where n
-  // is well beyond it and the status words suffice.
+  // The ramp: SCAN7_VECTORS - 1 sizes, q tiles each, over RAMP_WAVE_PERCENT of a wave; only
+  // where n is well beyond it and the status words suffice.
   unsigned int q = slots * RAMP_WAVE_PERCENT / 100 / (SCAN7_VECTORS - 1);
   if (q == 0) q = 1;
   const unsigned int ramp_tiles = q * (SCAN7_VECTORS - 1);
