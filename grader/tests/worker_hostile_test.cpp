@@ -3,12 +3,15 @@
 // must fail without touching the test program: no forged verdict or metric in its output, no
 // file written, no file outside the system's read, no process left behind, no signal, trace or read of the test program, no
 // network. Runs on the CPU (the attacks need no GPU), on both backends.
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <climits>
 
 #include <cstdlib>
 #include <cstring>
@@ -84,6 +87,31 @@ class WorkerHostile : public ::testing::Test {
   std::string dir_, file_, message_;
 };
 
+// Processes running the hostile worker's program, other than through this test's own worker
+// (stopped by now): what a process left behind by the lab's code would be.
+int ProcessesOfTheWorker() {
+  char want[4096];
+  if (realpath(HOSTILE_WORKER, want) == nullptr) return -1;
+  int count = 0;
+  for (int pass = 0; pass < 20; ++pass) {  // a child the worker just forked may still be exec'ing
+    count = 0;
+    std::unique_ptr<DIR, int (*)(DIR *)> proc(opendir("/proc"), closedir);
+    if (!proc) return -1;
+    while (struct dirent *e = readdir(proc.get())) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      char exe[4096];
+      std::string link = std::string("/proc/") + e->d_name + "/exe";
+      ssize_t n = readlink(link.c_str(), exe, sizeof exe - 1);
+      if (n <= 0) continue;
+      exe[n] = '\0';
+      if (strcmp(exe, want) == 0) ++count;
+    }
+    if (count == 0) break;
+    usleep(50000);
+  }
+  return count;
+}
+
 // True when a line of `text` starts with `prefix`: what a parser of the test's output would read.
 bool SomeLineStartsWith(const std::string &text, const std::string &prefix) {
   std::istringstream lines(text);
@@ -133,9 +161,24 @@ TEST_F(WorkerHostile, FilesOutsideTheSystemAreNotRead) {
   EXPECT_EQ(out.find("a classmate's kernel"), std::string::npos) << out;
 }
 
-TEST_F(WorkerHostile, AConstructorRunsInsideTheSandbox) {
-  Attack("constructor-write");
-  EXPECT_FALSE(FileWritten()) << "a constructor of the lab's code wrote " << file_;
+// Code that runs before main, wherever it is put: each attempt (a file written, a process
+// started in a session of its own, another program run) is refused, because the launcher
+// entered the sandbox before the worker's first instruction.
+TEST_F(WorkerHostile, CodeBeforeMainRunsInsideTheSandbox) {
+  for (const char *when : {"constructor", "constructor-100", "preinit", "ifunc"}) {
+    SCOPED_TRACE(when);
+    EXPECT_EQ(Attack(when), GL_ERR_INVALID_ARGUMENT) << message_;
+    EXPECT_NE(message_.find(std::string(when) + " write: "), std::string::npos) << message_;
+    EXPECT_NE(access("/tmp/gpulabs-hostile-exec", F_OK), 0) << "code before main ran a shell";
+    EXPECT_FALSE(FileWritten()) << "code before main wrote " << file_;
+    EXPECT_EQ(ProcessesOfTheWorker(), 0) << "code before main left a process behind";
+  }
+}
+
+// After the worker's first constructor, not even the worker itself may be executed again.
+TEST_F(WorkerHostile, NoProgramRunsFromACall) {
+  EXPECT_NE(Attack("exec-self"), GL_OK);
+  EXPECT_NE(message_.find("Operation not permitted"), std::string::npos) << message_;
 }
 
 TEST_F(WorkerHostile, NoProcessIsLeftBehind) {

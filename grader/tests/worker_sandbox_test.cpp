@@ -250,7 +250,7 @@ class TempDir {
 };
 
 TEST(WorkerSandbox, ReportsEveryLayer) {
-  gl_sandbox_limits limits = {60, (size_t)8 << 30, nullptr, nullptr};
+  gl_sandbox_limits limits = {60, (size_t)8 << 30, nullptr, nullptr, nullptr, -1};
   Outcome o = RunSandboxed(&limits, [] {
     Log("%s", g_layers);
     return kPass;
@@ -302,7 +302,7 @@ TEST(WorkerSandbox, ReadsFilesAndTalksOverInheritedDescriptors) {
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, channel), 0);
   const std::string input = dir.File("input.txt");
   const char *readable[] = {dir.path().c_str(), nullptr};
-  gl_sandbox_limits limits = {0, 0, nullptr, readable};
+  gl_sandbox_limits limits = {0, 0, nullptr, readable, nullptr, -1};
   Outcome o = RunSandboxed(&limits, [&] {
     close(channel[0]);
     char buf[64] = "";
@@ -357,7 +357,7 @@ TEST(WorkerSandbox, ReadsOnlyTheSystemItsProgramAndLibrariesAndWhatItIsGiven) {
   const std::string program = self;
   const std::string program_folder = program.substr(0, program.rfind('/'));
   const char *readable[] = {given.path().c_str(), nullptr};
-  gl_sandbox_limits limits = {0, 0, nullptr, readable};
+  gl_sandbox_limits limits = {0, 0, nullptr, readable, nullptr, -1};
   Outcome o = RunSandboxed(&limits, [&] {
     CHILD_EXPECT_ERRNO(open(secret.c_str(), O_RDONLY | O_CLOEXEC), EACCES);
     CHILD_EXPECT_ERRNO(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), EACCES);
@@ -403,7 +403,7 @@ TEST(WorkerSandbox, NoFileCanBeCreatedOrOpenedForWriting) {
   const std::string link = dir.File("link");
   const std::string renamed = dir.File("renamed.txt");
   const char *readable[] = {dir.path().c_str(), nullptr};
-  gl_sandbox_limits limits = {0, 0, nullptr, readable};
+  gl_sandbox_limits limits = {0, 0, nullptr, readable, nullptr, -1};
   Outcome o = RunSandboxed(&limits, [&] {
     CHILD_EXPECT_ERRNO(open(fresh.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666), EACCES);
     CHILD_EXPECT_ERRNO(open(existing.c_str(), O_WRONLY | O_CLOEXEC), EACCES);
@@ -483,7 +483,7 @@ TEST(WorkerSandbox, WritablePathsAllowCreatingFilesThatCannotGrow) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const char *writable[] = {dir.path().c_str(), "/nonexistent/gpulabs-sandbox", nullptr};
-  gl_sandbox_limits limits = {0, 0, writable, nullptr};
+  gl_sandbox_limits limits = {0, 0, writable, nullptr, nullptr, -1};
   const std::string fresh = dir.File("new.txt");
   const std::string sub = dir.File("sub");
   Outcome o = RunSandboxed(&limits, [&] {
@@ -703,7 +703,7 @@ TEST(WorkerSandbox, SignalsOnlyToItself) {
 }
 
 TEST(WorkerSandbox, LimitsMemory) {
-  gl_sandbox_limits limits = {0, (size_t)256 << 20, nullptr, nullptr};
+  gl_sandbox_limits limits = {0, (size_t)256 << 20, nullptr, nullptr, nullptr, -1};
   Outcome o = RunSandboxed(&limits, [] {
     // Counted beyond what the process held at entry (AddressSanitizer's shadow, in this
     // build, is terabytes of it).
@@ -730,7 +730,7 @@ TEST(WorkerSandbox, LimitsMemory) {
 }
 
 TEST(WorkerSandbox, LimitsCpuTime) {
-  gl_sandbox_limits limits = {0.5, 0, nullptr, nullptr};  // rounded up: 1 s, SIGKILL at 2 s
+  gl_sandbox_limits limits = {0.5, 0, nullptr, nullptr, nullptr, -1};  // rounded up: 1 s, SIGKILL at 2 s
   Outcome o = RunSandboxed(&limits, [] {
     struct rlimit lim;
     if (getrlimit(RLIMIT_CPU, &lim) != 0 || lim.rlim_cur != 1 || lim.rlim_max != 2) {

@@ -235,6 +235,26 @@ static int await_reply(gl_wire *w, const char *during) {
   }
 }
 
+/* The worker's environment: this program's, less the run's seed on the GPU, where the timed
+ * inputs are drawn from it (a worker that knew it could compute them ahead of its timed calls).
+ * The CPU backend keeps it: it replays the thread schedule of the kernels the worker runs. The
+ * array is freed by the caller, its strings are environ's; NULL when out of memory. */
+static char **worker_environment(void) {
+  size_t n = 0;
+  while (environ[n] != NULL) ++n;
+  char **env = malloc((n + 1) * sizeof *env);
+  if (env == NULL) return NULL;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+#ifndef GPULABS_SIM
+    if (strncmp(environ[i], "GPULABS_SEED=", 13) == 0) continue;
+#endif
+    env[kept++] = environ[i];
+  }
+  env[kept] = NULL;
+  return env;
+}
+
 static int start_worker(const char *path) {
   const char *override = getenv("GPULABS_LAB_WORKER");
   if (override != NULL && override[0] != '\0') path = override;
@@ -264,9 +284,17 @@ static int start_worker(const char *path) {
   posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
   posix_spawn_file_actions_adddup2(&fa, box_fd, 4);
   posix_spawn_file_actions_addclosefrom_np(&fa, 5);
-  char *argv[] = {(char *)path, NULL};
+  /* The launcher enters the sandbox and then executes the worker (launcher.c): nothing of the
+   * lab's code runs before the sandbox is in place. */
+#if defined(__SANITIZE_ADDRESS__)
+  char *argv[] = {(char *)GPULABS_WORKER_LAUNCHER, (char *)path, "--data-limit-in-worker", NULL};
+#else
+  char *argv[] = {(char *)GPULABS_WORKER_LAUNCHER, (char *)path, NULL};
+#endif
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+  char **env = worker_environment();
+  int rc = posix_spawn(&pid, GPULABS_WORKER_LAUNCHER, &fa, NULL, argv, env != NULL ? env : environ);
+  free(env);
   posix_spawn_file_actions_destroy(&fa);
   close(box_fd);
   close(sv[1]);

@@ -1,8 +1,10 @@
 /* The lab worker: the one process where a lab's code runs (proxy.h says why). The test program
- * starts it with the socket on descriptor 3 and its stdout and stderr on pipes it forwards,
- * prefixed. Before main, and before any constructor of the lab's code, it enters the sandbox
- * (sandbox/sandbox.h); then it maps the buffers each call hands it, calls the lab, waits for
- * the GPU, and answers with the status, the message, the GPU's error if any and the times. */
+ * starts it through its launcher (launcher.c), which enters the sandbox (sandbox/sandbox.h)
+ * and then executes this program, with the socket on descriptor 3 and its stdout and stderr on
+ * pipes the test program forwards, prefixed. Everything here, the lab's code included, runs
+ * sandboxed from the first instruction on. It maps the buffers each call hands it, calls the
+ * lab, waits for the GPU, and answers with the status, the message, the GPU's error if any and
+ * the times. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -62,11 +64,9 @@ static void release_unused(void) {
   }
 }
 
-static char layers[512];
-static int sealed;
-
-/* Priority 101: before the constructors of the lab's code, which the audit forbids anyway. */
-__attribute__((constructor(101))) static void enter_sandbox(void) {
+/* Priority 101, the first a program may use. A worker started any other way than through the
+ * launcher (launcher.c) refuses to run: no_new_privs, the sandbox's first layer, is the mark. */
+__attribute__((constructor(101))) static void check_sealed(void) {
   struct stat st;
   if (fstat(SOCK, &st) != 0 || !S_ISSOCK(st.st_mode)) {
     fprintf(stderr,
@@ -75,15 +75,18 @@ __attribute__((constructor(101))) static void enter_sandbox(void) {
     _exit(2);
   }
   const char *off = getenv("GPULABS_SANDBOX");
-  if (off != NULL && strcmp(off, "off") == 0) {
-    snprintf(layers, sizeof layers, "off (GPULABS_SANDBOX=off: for debugging only)");
-    sealed = 1;
-    return;
+  if (off != NULL && strcmp(off, "off") == 0) return;
+  if (!gl_sandbox_is_sealed()) {
+    fprintf(stderr, "the lab worker was not started through its launcher's sandbox\n");
+    _exit(3);
   }
-  gl_sandbox_limits limits;
-  memset(&limits, 0, sizeof limits);
-  limits.cpu_seconds = 1800; /* beyond any test's timeout: a runaway still ends */
-  sealed = gl_sandbox_enter(&limits, layers, sizeof layers) == 0;
+  /* Under AddressSanitizer the launcher leaves the host-memory limit to here, counted beyond
+   * the shadow memory mapped before this constructor. */
+  const char *limit = getenv("GPULABS_WORKER_DATA_LIMIT");
+  if (limit != NULL && gl_sandbox_limit_data(strtoull(limit, NULL, 10)) != 0) {
+    fprintf(stderr, "the lab worker could not limit its memory\n");
+    _exit(3);
+  }
 }
 
 /* ---- Arguments ---------------------------------------------------------------------------- */
@@ -251,12 +254,7 @@ int main(void) {
     fprintf(stderr, "the lab worker could not map its mailbox (descriptor 4)\n");
     return 3;
   }
-  uint32_t seen = 0;
-  gl_wire_reset(&reply);
-  gl_wire_put_u32(&reply, GL_WIRE_HELLO);
-  gl_wire_put_u32(&reply, (uint32_t)sealed);
-  gl_wire_put_str(&reply, layers);
-  if (gl_mailbox_send(&box->reply, SOCK, &reply) != 0 || !sealed) return 3;
+  uint32_t seen = 0; /* the launcher has sent the first answer, the sandbox's layers */
 
   cudaEvent_t done = NULL; /* the default stream's work is done */
   unsigned poll_us = 0;

@@ -14,30 +14,114 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
 #include "reduction.h"
 
+extern char **environ;
+
 static const char *attack(void) {
   const char *a = getenv("GPULABS_HOSTILE");
   return a == NULL ? "" : a;
 }
 
-/* Before main, as a student's constructor would: leave a file where the grader might read it.
- * The worker's sandbox is entered earlier (priority 101), so this must be refused. */
-__attribute__((constructor)) static void early_write(void) {
-  const char *path = getenv("GPULABS_HOSTILE_FILE");
-  if (strcmp(attack(), "constructor-write") != 0 || path == NULL) return;
-  FILE *f = fopen(path, "w");
-  if (f != NULL) {
-    fputs("written by a constructor\n", f);
-    fclose(f);
+/* Code that runs before main, in each place a student could put it: a constructor (default
+ * priority, and 100, below the first a program may use), a .preinit_array entry, and an IFUNC
+ * resolver, which the dynamic loader runs while it relocates the program. The worker's launcher
+ * enters the sandbox before the worker's first instruction, so each attempt must be refused:
+ * leaving a file where the grader might read it, starting a process that outlives the test
+ * (in a session of its own), running another program. Each records what it got in `early`,
+ * which the call "early-report" returns: GL_OK when anything got through. */
+static const char *early_when;
+static long early_write, early_fork, early_exec; /* each 0 (it got through) or -errno */
+static int early_ran;
+
+/* Raw system calls only: an IFUNC resolver runs while the dynamic loader relocates the program,
+ * before the C library or AddressSanitizer is ready for calls. */
+/* Not instrumented: a .preinit_array entry and an IFUNC resolver may run before AddressSanitizer
+ * has mapped its shadow memory. */
+#define EARLY __attribute__((no_sanitize_address))
+
+EARLY static long raw(long nr, long a, long b, long c, long d, long e) { return syscall(nr, a, b, c, d, e); }
+
+/* Whether the environment holds "GPULABS_HOSTILE=<when>", read from /proc (getenv may not work
+ * yet). */
+EARLY static int hostile_is(const char *when) {
+  static char env[65536];
+  long fd = raw(SYS_openat, AT_FDCWD, (long)"/proc/self/environ", O_RDONLY, 0, 0);
+  if (fd < 0) return 0;
+  long n = raw(SYS_read, fd, (long)env, sizeof env - 1, 0, 0);
+  raw(SYS_close, fd, 0, 0, 0, 0);
+  const char key[] = "GPULABS_HOSTILE=";
+  for (long i = 0; n > 0 && i < n; ) {
+    const char *entry = env + i;
+    long len = 0;
+    while (i + len < n && env[i + len] != '\0') ++len;
+    long k = 0;
+    while (key[k] != '\0' && k < len && entry[k] == key[k]) ++k;
+    if (key[k] == '\0') {
+      long w = 0;
+      while (when[w] != '\0' && k + w < len && entry[k + w] == when[w]) ++w;
+      if (when[w] == '\0' && k + w == len) return 1;
+    }
+    i += len + 1;
   }
+  return 0;
 }
+
+EARLY static void early_attempts(const char *when) {
+  if (early_ran || !hostile_is(when)) return;
+  early_ran = 1;
+  early_when = when;
+  const char *path = getenv("GPULABS_HOSTILE_FILE"); /* set by then in every case but ifunc */
+  static const char fallback[] = "/tmp/gpulabs-hostile-ifunc";
+  if (path == NULL) path = fallback;
+  long fd = raw(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_TRUNC, 0644, 0);
+  early_write = fd < 0 ? fd : raw(SYS_write, fd, (long)"before main\n", 12, 0, 0) == 12 ? 0 : -EFBIG;
+  if (fd >= 0) raw(SYS_close, fd, 0, 0, 0, 0);
+  long pid = raw(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+  if (pid == 0) { /* a process in a session of its own, waiting for the grader's files */
+    struct timespec wait = {30, 0};
+    raw(SYS_setsid, 0, 0, 0, 0, 0);
+    raw(SYS_nanosleep, (long)&wait, 0, 0, 0, 0);
+    raw(SYS_exit_group, 0, 0, 0, 0, 0);
+  }
+  early_fork = pid > 0 ? 0 : pid;
+  static char *const argv[] = {(char *)"sh", (char *)"-c", (char *)"echo exec > /tmp/gpulabs-hostile-exec", NULL};
+  early_exec = raw(SYS_execve, (long)"/bin/sh", (long)argv, 0, 0, 0);
+}
+
+static gl_status early_report(void) {
+  if (!early_ran) return gl_not_implemented("no early code ran");
+  if (early_write == 0 || early_fork == 0 || early_exec == 0) return GL_OK;
+  return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s write: %s; fork: %s; exec: %s", early_when,
+                 strerror((int)-early_write), strerror((int)-early_fork),
+                 strerror((int)-early_exec));
+}
+
+__attribute__((constructor)) static void early_constructor(void) { early_attempts("constructor"); }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wprio-ctor-dtor" /* reserved: that is the point */
+__attribute__((constructor(100))) static void earliest_constructor(void) {
+  early_attempts("constructor-100");
+}
+#pragma GCC diagnostic pop
+EARLY static void preinit(void) { early_attempts("preinit"); }
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_entry)(void) = preinit;
+
+EARLY static int plain_answer(void) { return 0; }
+EARLY static int (*resolve_answer(void))(void) {
+  early_attempts("ifunc");
+  return plain_answer;
+}
+int hostile_answer(void) __attribute__((ifunc("resolve_answer")));
 
 /* forge-handles: two real IPC handles of the test program (a submission can find the handles
  * the worker was given in its own memory) in GPULABS_HOSTILE_HANDLES, as 128 hex digits each,
@@ -182,6 +266,22 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
     execl("/bin/sh", "sh", "-c", "true", (char *)NULL);
     return refused("execl");
   }
+  if (strcmp(a, "exec-self") == 0) {
+    /* The worker again, by path, by a descriptor, and by a descriptor at the numbers the
+     * launcher's one exec could have used: each refused. */
+    char *args[] = {(char *)"worker", NULL};
+    execv("/proc/self/exe", args);
+    int refusal = errno;
+    int fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+    if (fd >= 0) syscall(SYS_execveat, fd, "", args, environ, AT_EMPTY_PATH);
+    struct rlimit lim;
+    for (int at = 0; fd >= 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0 && at < 4; ++at) {
+      int high = dup3(fd, (int)lim.rlim_cur + at, O_CLOEXEC);
+      if (high >= 0) syscall(SYS_execveat, high, "", args, environ, AT_EMPTY_PATH);
+    }
+    errno = refusal;
+    return refused("execv(/proc/self/exe)");
+  }
   if (strcmp(a, "signal-parent") == 0) {
     if (kill(getppid(), SIGUSR1) != 0) return refused("kill");
     return GL_OK;
@@ -218,6 +318,11 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
       return gl_fail(GL_ERR_CUDA, "cudaMemcpy into the handed pointer refused");
     }
     return GL_OK;
+  }
+  if (strcmp(a, "constructor") == 0 || strcmp(a, "constructor-100") == 0 ||
+      strcmp(a, "preinit") == 0 || strcmp(a, "ifunc") == 0) {
+    if (hostile_answer() != 0) return gl_not_implemented("the IFUNC answered wrong");
+    return early_report();
   }
   if (strcmp(a, "forge-handles") == 0) return forge_handles();
   if (strcmp(a, "crash") == 0) raise(SIGSEGV);

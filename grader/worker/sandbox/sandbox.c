@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <elf.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -125,6 +126,21 @@ static int lower_limit(int resource, rlim_t soft, rlim_t hard) {
   return setrlimit(resource, &lim);
 }
 
+/* RLIMIT_DATA, not RLIMIT_AS: see sandbox.h. Counted from what the process already has (*entry):
+   little for a fresh worker, but AddressSanitizer's shadow counts as terabytes of data. */
+static int limit_data(size_t bytes, unsigned long long *entry) {
+  long long kib = status_field("VmData:");
+  *entry = kib > 0 ? (unsigned long long)kib * 1024 : 0;
+  rlim_t limit = (rlim_t)bytes + (rlim_t)*entry;
+  if (limit < (rlim_t)bytes || limit == RLIM_INFINITY) limit = RLIM_INFINITY - 1;
+  return lower_limit(RLIMIT_DATA, limit, limit);
+}
+
+int gl_sandbox_limit_data(size_t bytes) {
+  unsigned long long entry = 0;
+  return limit_data(bytes, &entry);
+}
+
 static int set_rlimits(report *r, const gl_sandbox_limits *limits) {
   /* RLIMIT_FSIZE 0: no write(2) to a regular file at all (every offset is at or past the
      limit) and no file can grow, whatever Landlock allows or misses; it fails with EFBIG
@@ -137,6 +153,11 @@ static int set_rlimits(report *r, const gl_sandbox_limits *limits) {
   ignore.sa_handler = SIG_IGN;
   if (sigaction(SIGXFSZ, &ignore, NULL) != 0) return fail(r, "sigaction(SIGXFSZ)");
   if (lower_limit(RLIMIT_CORE, 0, 0) != 0) return fail(r, "setrlimit(RLIMIT_CORE)");
+  /* No descriptor can ever take the number of the one exec's (sandbox.h). */
+  if (limits->exec_program != NULL &&
+      lower_limit(RLIMIT_NOFILE, (rlim_t)limits->exec_fd, (rlim_t)limits->exec_fd) != 0) {
+    return fail(r, "setrlimit(RLIMIT_NOFILE)");
+  }
   next(r);
   say(r, "rlimits (");
   if (limits->cpu_seconds > 0) {
@@ -149,14 +170,10 @@ static int set_rlimits(report *r, const gl_sandbox_limits *limits) {
     say(r, "cpu %llu s, ", (unsigned long long)now.rlim_cur);
   }
   say(r, "fsize 0, core 0");
+  if (limits->exec_program != NULL) say(r, ", nofile %d", limits->exec_fd);
   if (limits->memory_bytes > 0) {
-    /* RLIMIT_DATA, not RLIMIT_AS: see sandbox.h. Counted from what the process already has:
-       little for a fresh worker, but AddressSanitizer's shadow counts as terabytes of data. */
-    long long kib = status_field("VmData:");
-    unsigned long long entry = kib > 0 ? (unsigned long long)kib * 1024 : 0;
-    rlim_t limit = (rlim_t)limits->memory_bytes + (rlim_t)entry;
-    if (limit < (rlim_t)limits->memory_bytes || limit == RLIM_INFINITY) limit = RLIM_INFINITY - 1;
-    if (lower_limit(RLIMIT_DATA, limit, limit) != 0) return fail(r, "setrlimit(RLIMIT_DATA)");
+    unsigned long long entry = 0;
+    if (limit_data(limits->memory_bytes, &entry) != 0) return fail(r, "setrlimit(RLIMIT_DATA)");
     struct rlimit now;
     getrlimit(RLIMIT_DATA, &now);
     char text[32], in_use[32];
@@ -275,21 +292,68 @@ static int under_system(const char *path) {
   return 0;
 }
 
+/* The ELF interpreter a program names (PT_INTERP, e.g. /lib64/ld-linux-x86-64.so.2), resolved,
+   into out; "" for a static program. 0, or -1 with errno. */
+static int elf_interpreter(const char *program, char *out, size_t size) {
+  out[0] = '\0';
+  int fd = open(program, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  Elf64_Ehdr eh;
+  int rc = -1;
+  errno = ENOEXEC;
+  if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+    rc = 0;
+    for (int i = 0; i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) != (ssize_t)sizeof ph) {
+        rc = -1;
+        break;
+      }
+      if (ph.p_type != PT_INTERP) continue;
+      char name[4096];
+      if (ph.p_filesz == 0 || ph.p_filesz > sizeof name ||
+          pread(fd, name, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
+        rc = -1;
+        break;
+      }
+      name[ph.p_filesz - 1] = '\0';
+      if (strlen(name) >= size || realpath(name, out) == NULL) rc = -1;
+      break;
+    }
+  }
+  close(fd);
+  return rc;
+}
+
 /* The process's program, and the folders of the other files it has mapped (its shared
    libraries, what a sanitizer or debugger preloaded), of CUDA_INJECTION64_PATH and of
    LD_LIBRARY_PATH: a library loaded later (libcuda through cudart, a tool's injection library)
    comes from there. Each folder once. */
-static int allow_library_folders(report *r, landlock *l) {
+static int allow_library_folders(report *r, landlock *l, const char *exec_program) {
   char folders[64][256];
   int count = 0;
   /* The program itself as a file, not its folder: in a batch that is the build tree of the
-     course copy, where a lab that did not build may still hold another submission's objects. */
+     course copy, where a lab that did not build may still hold another submission's objects.
+     Under a launcher, the program it runs next (and that program's interpreter, which the
+     kernel opens for execution too); the launcher's own libraries are the system's, as the
+     worker's are. */
   char program[4096];
-  ssize_t len = readlink("/proc/self/exe", program, sizeof program - 1);
-  program[len > 0 ? len : 0] = '\0';
-  if (len > 0 && !under_system(program) &&
-      allow_path(r, l, program, LL_READ, 0, &l->readable) != 0) {
-    return -1;
+  ssize_t len = -1;
+  if (exec_program != NULL) {
+    if (realpath(exec_program, program) == NULL) return fail(r, exec_program);
+    len = (ssize_t)strlen(program);
+    char interp[4096];
+    if (elf_interpreter(program, interp, sizeof interp) != 0) return fail(r, "the program's interpreter");
+    if (interp[0] != '\0' && allow_path(r, l, interp, LL_READ, 0, NULL) != 0) return -1;
+    if (allow_path(r, l, program, LL_READ, 0, &l->readable) != 0) return -1;
+  } else {
+    len = readlink("/proc/self/exe", program, sizeof program - 1);
+    program[len > 0 ? len : 0] = '\0';
+    if (len > 0 && !under_system(program) &&
+        allow_path(r, l, program, LL_READ, 0, &l->readable) != 0) {
+      return -1;
+    }
   }
   FILE *maps = fopen("/proc/self/maps", "re");
   char line[512];
@@ -358,10 +422,14 @@ static int landlock_prepare(report *r, landlock *l, const gl_sandbox_limits *lim
   if (l->ruleset_fd < 0) return fail(r, "landlock_create_ruleset");
 
   /* Readable: the system, the folders of the libraries, and what the caller names. */
+  /* Under a launcher the system's programs are read, not executed: the one program that may
+     be is the worker, so an execve before it forbids exec can only start it again. */
+  const uint64_t system_rights =
+      limits->exec_program != NULL ? (LL_FS_READ_FILE | LL_FS_READ_DIR) : LL_READ;
   for (int i = 0; system_readable[i] != NULL; i++) {
-    if (allow_path(r, l, system_readable[i], LL_READ, 0, NULL) != 0) return -1;
+    if (allow_path(r, l, system_readable[i], system_rights, 0, NULL) != 0) return -1;
   }
-  if (allow_library_folders(r, l) != 0) return -1;
+  if (allow_library_folders(r, l, limits->exec_program) != 0) return -1;
   for (int i = 0; limits->readable != NULL && limits->readable[i] != NULL; i++) {
     if (allow_path(r, l, limits->readable[i], LL_READ, 1, &l->readable) != 0) return -1;
   }
@@ -496,7 +564,7 @@ static const int denied[] = {
   (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |            \
    CLONE_NEWPID | CLONE_NEWNET)
 
-static int seccomp_apply(report *r) {
+static int seccomp_apply(report *r, int exec_fd) {
   const uint32_t self = (uint32_t)getpid();
   struct sock_filter f[192];
   unsigned short n = 0;
@@ -528,6 +596,16 @@ static int seccomp_apply(report *r) {
      fall back to clone, checked above. */
   EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1));
   EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(ENOSYS)));
+  /* execveat: the launcher's one exec, of the descriptor only it can have (sandbox.h). */
+  if (exec_fd >= 0) {
+    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 6));
+    EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)exec_fd, 0, 3));
+    EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4])));
+    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1));
+    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)));
+  }
   /* socket and socketpair: AF_UNIX only (CUDA may use it; the worker's channel is one). */
   static const int sockets[] = {__NR_socket, __NR_socketpair};
   for (int i = 0; i < 2; i++) {
@@ -550,6 +628,7 @@ static int seccomp_apply(report *r) {
     EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)));
   }
   for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
+    if (exec_fd >= 0 && denied[i] == __NR_execveat) continue; /* below */
     EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, denied[i], 0, 1));
     EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)));
   }
@@ -572,21 +651,30 @@ static int seccomp_apply(report *r) {
     if (rc > 0) errno = EBUSY; /* TSYNC: the id of a thread it could not bind */
     return fail(r, "seccomp");
   }
-  say(r, "seccomp (no fork/exec/ptrace/mount/namespaces/non-unix sockets/signals to others)");
+  say(r, exec_fd >= 0 ? "seccomp (no fork/ptrace/mount/namespaces/non-unix sockets/signals to "
+                        "others; one exec, of the worker)"
+                      : "seccomp (no fork/exec/ptrace/mount/namespaces/non-unix sockets/signals "
+                        "to others)");
   return 0;
 }
+
 #else
-static int seccomp_apply(report *r) {
+static int seccomp_apply(report *r, int exec_fd) {
+  (void)exec_fd;
   next(r);
   say(r, "seccomp skipped (no filter for this architecture)");
   return 0;
 }
 #endif
 
+int gl_sandbox_is_sealed(void) {
+  return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+}
+
 /* ---- The sandbox ------------------------------------------------------------------------ */
 
 int gl_sandbox_enter(const gl_sandbox_limits *limits, char *layers, size_t layers_size) {
-  static const gl_sandbox_limits no_limits = {0, 0, NULL, NULL};
+  static const gl_sandbox_limits no_limits = {0, 0, NULL, NULL, NULL, -1};
   report r = {layers, layers != NULL ? layers_size : 0, 0};
   if (r.size > 0) layers[0] = '\0';
   if (limits == NULL) limits = &no_limits;
@@ -636,5 +724,5 @@ int gl_sandbox_enter(const gl_sandbox_limits *limits, char *layers, size_t layer
 
   /* 6. Landlock; 7. seccomp, last: it refuses nothing the others need. */
   if (landlock_apply(&r, &l) != 0) return -1;
-  return seccomp_apply(&r);
+  return seccomp_apply(&r, limits->exec_program != NULL ? limits->exec_fd : -1);
 }

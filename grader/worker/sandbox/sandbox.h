@@ -57,6 +57,16 @@ typedef struct gl_sandbox_limits {
   /* NULL-terminated extra paths the worker may read (directories with everything beneath
      them), as given; a missing one is skipped and named. NULL: none. */
   const char *const *readable;
+  /* The program the caller executes next (a trusted launcher's lab worker), or NULL, and a
+     descriptor of it (O_PATH, close-on-exec) at a number no later descriptor can take: the
+     sandbox lowers RLIMIT_NOFILE to that number. Then the sandbox is entered before that
+     program's first instruction, and seccomp allows one exec: execveat(exec_fd, "", ...,
+     AT_EMPTY_PATH), the caller's. The descriptor closes with that exec, and no other can ever
+     have its number, so nothing that runs afterwards can execute anything. Landlock lets that
+     file and its ELF interpreter be executed and nothing else (the system's paths are read,
+     not executed), and that file, not the caller's, is the program it lets be read. */
+  const char *exec_program;
+  int exec_fd;
 } gl_sandbox_limits;
 
 /* Enters the sandbox for the rest of the process's life. `limits` may be NULL (no CPU or
@@ -75,6 +85,14 @@ typedef struct gl_sandbox_limits {
  * Parent death is the death of the thread that forked the worker: start it from a thread that
  * lives as long as the worker should. Not async-signal-safe; not thread-safe (by design). */
 int gl_sandbox_enter(const gl_sandbox_limits *limits, char *layers, size_t layers_size);
+
+/* RLIMIT_DATA at `bytes` beyond the private data the process holds now (see memory_bytes), for
+ * a program whose own start maps much (AddressSanitizer's shadow). 0, or -1 with errno. */
+int gl_sandbox_limit_data(size_t bytes);
+
+/* Whether no_new_privs is set, the sandbox's first layer (a process cannot clear it): what a
+ * program started through a launcher checks before it trusts that it was. */
+int gl_sandbox_is_sealed(void);
 
 #ifdef __cplusplus
 }
