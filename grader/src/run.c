@@ -12,6 +12,7 @@
 
 #include "grade.h"
 #include "proc.h"
+#include "reaper.h"
 #include "submission.h"
 
 /* In a build tree, once every lab has been built in it (probe_start says why it matters). */
@@ -261,6 +262,9 @@ static void ctest_command(strlist *args, const grade_options *opt, const char *b
   for (size_t i = 0; more[i] != NULL; i++) sl_push(args, more[i]);
 }
 
+/* Processes the tests left running, ended by the sweeps of this grade (reaper.h). */
+static strlist left_behind;
+
 /* One CTest run: `select` holds its -L/-LE/-R options (NULL-terminated); the JUnit file's tests
  * are appended to `found`, with the statuses CTest's console log adds, not yet classified. The
  * JUnit text is kept in *xml_out when asked for. 0, or -1 with the cause in `why`. */
@@ -281,6 +285,8 @@ static int ctest_once(const grade_options *opt, const char *build_dir, char *con
   remove(log_path);
   int status = run_logged(args.items, log_path);
   sl_free(&args);
+  /* Before the JUnit file is read: nothing the tests started may still be running to change it. */
+  reaper_sweep(&left_behind);
   size_t length = 0;
   char *xml = read_file(junit_path, &length);
   if (xml == NULL) {
@@ -1064,6 +1070,12 @@ static int prepare_submission(const grade_options *opt, grade_report *report, co
 
 int grade_run(const grade_options *opt, grade_report *report) {
   double start = now_seconds();
+  if (reaper_adopt() != 0) {
+    sl_push_owned(&report->problems, xasprintf("cannot adopt the tests' orphans "
+                                               "(PR_SET_CHILD_SUBREAPER): %s", strerror(errno)));
+  }
+  sl_free(&left_behind);
+  sl_init(&left_behind);
   report->started_at = utc_now();
   char *logs = path_join(opt->out_dir, "logs");
   if (mkdir_p(logs) != 0) {
@@ -1236,6 +1248,24 @@ int grade_run(const grade_options *opt, grade_report *report) {
   for (size_t i = 0; i < report->n_labs; i++) {
     for (int p = 0; p < PHASE_COUNT; p++) report->phase[p] += report->labs[i].phase[p];
   }
+  /* Nothing of the submission's may outlive its grade: the reports come after this. */
+  reaper_sweep(&left_behind);
+  if (left_behind.count > 0) {
+    strbuf names;
+    sb_init(&names);
+    for (size_t i = 0; i < left_behind.count && i < 8; i++) {
+      sb_printf(&names, "%s%s", i ? ", " : "", left_behind.items[i]);
+    }
+    sl_push_owned(&report->problems,
+                  xasprintf("the tests left %zu process%s running (%s%s); %s ended before any "
+                            "result was read", left_behind.count,
+                            left_behind.count == 1 ? "" : "es", names.data,
+                            left_behind.count > 8 ? ", ..." : "",
+                            left_behind.count == 1 ? "it was" : "they were"));
+    sb_free(&names);
+  }
+  sl_free(&left_behind);
+  sl_init(&left_behind);
   report->seconds = now_seconds() - start;
   return report->problems.count > 0 ? 1 : 0;
 }
