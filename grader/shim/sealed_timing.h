@@ -348,8 +348,8 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
     for (const SealedOutput &out : side.outputs) {
       gl_sealed_mismatch m;
       gl_clear_error();
-      if (gl_sealed_compare(out.expected[set], out.device, out.count[set], out.elem_bytes, &m) !=
-          GL_OK) {
+      if (gl_sealed_compare(out.expected[set], out.device, out.count[set], 0, out.elem_bytes,
+                            &m) != GL_OK) {
         return ::testing::AssertionFailure()
                << "checking " << who << "'s output failed: " << gl_last_error();
       }

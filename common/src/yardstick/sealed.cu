@@ -1,9 +1,11 @@
-// The sealed timing's trusted device code: the compare kernel and the L2 flush
-// (gpulabs/yardstick/sealed.h).
+// The sealed timing's trusted device code: the fresh inputs' random fills, the compare kernel
+// and the L2 flush (gpulabs/yardstick/sealed.h).
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gpulabs/check.h"
+#include "gpulabs/compare.h"
 #include "gpulabs/device.h"
 #include "gpulabs/yardstick/sealed.h"
 
@@ -19,15 +21,45 @@ void *g_flush = NULL;
 size_t g_flush_bytes = 0;
 int g_blocks = 0;
 
+// Element i of a fill with `seed`: splitmix64's finaliser of the i-th step of its sequence, the
+// high half (its best bits). A function of (seed, i) alone, so every thread draws its own
+// elements in any order, and the host computes the same values.
+__host__ __device__ inline uint32_t random_u32(uint64_t seed, size_t i) {
+  uint64_t z = seed + ((uint64_t)i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (uint32_t)(z >> 32);
+}
+
+// lo + value * span / 2^32: uniform in [lo, lo + span) up to a bias below span / 2^32 (none for
+// the full range, span = 2^32). The product fits: (2^32 - 1) * 2^32 < 2^64.
+__global__ void fill_int_kernel(int *d, size_t n, int lo, uint64_t span, uint64_t seed) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint64_t offset = ((uint64_t)random_u32(seed, i) * span) >> 32;
+    d[i] = (int)(uint32_t)((uint32_t)lo + (uint32_t)offset);  // wraps like the ints it means
+  }
+}
+
+__global__ void fill_u32_kernel(uint32_t *d, size_t n, uint64_t seed) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    d[i] = random_u32(seed, i);
+  }
+}
+
 // Each thread walks its indices upwards, so the first mismatch it meets is its lowest; the warp
 // then adds its counts and takes its lowest index, and one lane per warp updates the result.
+// Past n, in the guard region, an element must still be `poison`.
 template <typename T>
-__global__ void compare_kernel(const T *want, const T *got, size_t n,
+__global__ void compare_kernel(const T *want, const T *got, size_t n, size_t guard, T poison,
                                unsigned long long *result) {
   unsigned long long count = 0, first = ~0ull;
   const size_t stride = (size_t)gridDim.x * blockDim.x;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    if (want[i] != got[i]) {
+  const size_t end = n + guard;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) {
+    if ((i < n ? want[i] : poison) != got[i]) {
       if (count == 0) first = i;
       ++count;
     }
@@ -71,10 +103,45 @@ gl_status ensure_setup(void) {
   return GL_OK;
 }
 
+// An element of elem_bytes whose every byte is the poison: what the guard region must hold.
+template <typename T>
+T poison_of(void) {
+  T value;
+  memset(&value, GL_POISON_BYTE, sizeof value);
+  return value;
+}
+
 } // namespace
 
+extern "C" uint32_t gl_sealed_random_u32(uint64_t seed, size_t i) { return random_u32(seed, i); }
+
+extern "C" gl_status gl_sealed_fill_int(int *d, size_t n, int lo, int hi, uint64_t seed) {
+  if (n == 0) return GL_OK;
+  if (d == NULL) return gl_fail(GL_ERR_NULL_POINTER, "gl_sealed_fill_int: d is NULL");
+  if (hi < lo) {
+    int t = lo;
+    lo = hi;
+    hi = t;
+  }
+  GL_TRY(ensure_setup());
+  const uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1;
+  fill_int_kernel<<<g_blocks, kThreads, 0, cudaStreamLegacy>>>(d, n, lo, span, seed);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
+extern "C" gl_status gl_sealed_fill_u32(uint32_t *d, size_t n, uint64_t seed) {
+  if (n == 0) return GL_OK;
+  if (d == NULL) return gl_fail(GL_ERR_NULL_POINTER, "gl_sealed_fill_u32: d is NULL");
+  GL_TRY(ensure_setup());
+  fill_u32_kernel<<<g_blocks, kThreads, 0, cudaStreamLegacy>>>(d, n, seed);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
 extern "C" gl_status gl_sealed_compare(const void *d_want, const void *d_got, size_t n,
-                                       size_t elem_bytes, gl_sealed_mismatch *result) {
+                                       size_t guard, size_t elem_bytes,
+                                       gl_sealed_mismatch *result) {
   if (result == NULL) return gl_fail(GL_ERR_NULL_POINTER, "gl_sealed_compare: result is NULL");
   result->count = 0;
   result->first = 0;
@@ -83,10 +150,10 @@ extern "C" gl_status gl_sealed_compare(const void *d_want, const void *d_got, si
     return gl_fail(GL_ERR_INVALID_ARGUMENT, "gl_sealed_compare: elem_bytes %zu is not 4 or 8",
                    elem_bytes);
   }
-  if (n == 0) return GL_OK;
-  if (d_want == NULL || d_got == NULL) {
+  if (n + guard == 0) return GL_OK;
+  if ((n > 0 && d_want == NULL) || d_got == NULL) {
     return gl_fail(GL_ERR_NULL_POINTER, "gl_sealed_compare: %s is NULL",
-                   d_want == NULL ? "d_want" : "d_got");
+                   d_got == NULL ? "d_got" : "d_want");
   }
   GL_TRY(ensure_setup());
   unsigned long long host[2];
@@ -94,10 +161,12 @@ extern "C" gl_status gl_sealed_compare(const void *d_want, const void *d_got, si
   LAB_CHECK(cudaMemsetAsync(g_result + 1, 0xff, sizeof(unsigned long long), cudaStreamLegacy));
   if (elem_bytes == 4) {
     compare_kernel<<<g_blocks, kThreads, 0, cudaStreamLegacy>>>(
-        (const uint32_t *)d_want, (const uint32_t *)d_got, n, g_result);
+        (const uint32_t *)d_want, (const uint32_t *)d_got, n, guard, poison_of<uint32_t>(),
+        g_result);
   } else {
     compare_kernel<<<g_blocks, kThreads, 0, cudaStreamLegacy>>>(
-        (const unsigned long long *)d_want, (const unsigned long long *)d_got, n, g_result);
+        (const unsigned long long *)d_want, (const unsigned long long *)d_got, n, guard,
+        poison_of<unsigned long long>(), g_result);
   }
   LAB_CHECK_LAUNCH();
   LAB_CHECK(cudaMemcpy(host, g_result, sizeof host, cudaMemcpyDeviceToHost));
@@ -105,8 +174,12 @@ extern "C" gl_status gl_sealed_compare(const void *d_want, const void *d_got, si
   if (host[0] == 0) return GL_OK;
   result->first = host[1];
   const size_t offset = (size_t)host[1] * elem_bytes;
-  LAB_CHECK(cudaMemcpy(&result->want, (const char *)d_want + offset, elem_bytes,
-                       cudaMemcpyDeviceToHost));
+  if (host[1] < n) {
+    LAB_CHECK(cudaMemcpy(&result->want, (const char *)d_want + offset, elem_bytes,
+                         cudaMemcpyDeviceToHost));
+  } else {
+    memset(&result->want, GL_POISON_BYTE, elem_bytes);  // the guard region's
+  }
   LAB_CHECK(cudaMemcpy(&result->got, (const char *)d_got + offset, elem_bytes,
                        cudaMemcpyDeviceToHost));
   return GL_OK;
