@@ -1,15 +1,26 @@
 // GPU tests of common/'s trusted device code for the performance tests (gpulabs_yardstick): the
-// check that lets CUB's sort serve as the expected output of the radix sort's timed calls.
-// Built on the CUDA backend only, like the yardstick; skipped without a GPU.
+// check that lets CUB's sort serve as the expected output of the radix sort's timed calls, the
+// sealed timing's random fills and guard check, and the ode lab's course code (its GPU
+// reference and its MiddlePar, the baseline of outerpar_vs_middlepar). Built on the CUDA
+// backend only, like the yardstick; skipped without a GPU.
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "gltest.h"
 
 extern "C" {
+#include "gpulabs/compare.h"
 #include "gpulabs/data.h"
+#include "gpulabs/reference/ode.h"
+#include "gpulabs/yardstick/ode.h"
 #include "gpulabs/yardstick/radix_sort.h"
+#include "gpulabs/yardstick/sealed.h"
 }
 
 class YardstickRadixCheck : public GpuTest {};
@@ -68,4 +79,168 @@ TEST_F(YardstickRadixCheck, PassesCubsSortAndCatchesEachKindOfWrongOne) {
   size_t none = 0;
   GL_EXPECT_OK(gl_yardstick_check_radix_sort(nullptr, nullptr, nullptr, 0, &none));
   EXPECT_EQ(none, SIZE_MAX);
+}
+
+// ---- The sealed timing's fresh inputs and its guard check (gpulabs/yardstick/sealed.h) ----------
+
+class YardstickSealed : public GpuTest {};
+
+TEST_F(YardstickSealed, FillsDrawEachElementFromTheSeedAndTheIndexAlone) {
+  const size_t n = 1000003;  // odd, several strides of the fill's grid
+  const uint64_t seed = gl::SeedFor(2);
+  gl::DeviceBuffer<uint32_t> keys(n), again(n), other(n);
+  GL_ASSERT_OK(gl_sealed_fill_u32(keys.get(), n, seed));
+  GL_ASSERT_OK(gl_sealed_fill_u32(again.get(), n, seed));
+  GL_ASSERT_OK(gl_sealed_fill_u32(other.get(), n, seed + 1));
+  GL_ASSERT_DEVICE_OK("gl_sealed_fill_u32");
+  std::vector<uint32_t> host = keys.Download(), host_other = other.Download();
+  EXPECT_TRUE(gl::ArraysEqual(host, again.Download()));  // a run replays
+  size_t same = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(host[i], gl_sealed_random_u32(seed, i)) << "at index " << i;
+    same += host[i] == host_other[i];
+  }
+  EXPECT_LT(same, (size_t)10) << "the next seed drew nearly the same keys";
+  // Every bit is set in about half of the keys.
+  for (int bit = 0; bit < 32; ++bit) {
+    size_t ones = 0;
+    for (uint32_t k : host) ones += (k >> bit) & 1u;
+    EXPECT_NEAR((double)ones / n, 0.5, 0.005) << "bit " << bit;
+  }
+}
+
+TEST_F(YardstickSealed, IntFillsStayInTheirRangeAndCoverIt) {
+  const size_t n = 1 << 20;
+  const uint64_t seed = gl::SeedFor(3);
+  struct Range {
+    int lo, hi;
+  };
+  const Range ranges[] = {{0, 3}, {-1000, 1000}, {INT_MIN, INT_MAX}, {7, 7}, {3, 0}};
+  for (const Range &r : ranges) {
+    SCOPED_TRACE("range [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]");
+    const int lo = std::min(r.lo, r.hi), hi = std::max(r.lo, r.hi);
+    gl::DeviceBuffer<int> d(n);
+    GL_ASSERT_OK(gl_sealed_fill_int(d.get(), n, r.lo, r.hi, seed));
+    GL_ASSERT_DEVICE_OK("gl_sealed_fill_int");
+    std::vector<int> host = d.Download();
+    const uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1;
+    double sum = 0;
+    int seen_lo = 0, seen_hi = 0;
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_GE(host[i], lo) << "at index " << i;
+      ASSERT_LE(host[i], hi) << "at index " << i;
+      const uint64_t offset = ((uint64_t)gl_sealed_random_u32(seed, i) * span) >> 32;
+      ASSERT_EQ((int64_t)host[i], (int64_t)lo + (int64_t)offset) << "at index " << i;
+      sum += host[i];
+      seen_lo += host[i] == lo;
+      seen_hi += host[i] == hi;
+    }
+    // The mean lies near the middle of the range (many standard deviations of it apart).
+    EXPECT_NEAR(sum / n, ((double)lo + hi) / 2, (hi - (double)lo) * 0.01 + 1e-9);
+    if (span <= 2001) {
+      EXPECT_GT(seen_lo, 0) << "the lowest value never drawn";
+      EXPECT_GT(seen_hi, 0) << "the highest value never drawn";
+    }
+  }
+}
+
+TEST_F(YardstickSealed, CompareFindsWritesPastTheEndInTheGuardRegion) {
+  const size_t n = 5000, guard = 1000;
+  std::vector<int> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = (int)(i * 7 + 1);
+  gl::DeviceBuffer<int> want(values), got(n + guard);  // got: all poison
+  gl_sealed_mismatch m;
+  GL_ASSERT_OK(gl_sealed_compare(want.get(), got.get(), n, guard, sizeof(int), &m));
+  EXPECT_EQ(m.count, n);  // nothing written
+  EXPECT_EQ(m.first, 0u);
+  gl::CopyToDevice(got.get(), values.data(), n * sizeof(int));
+  GL_ASSERT_OK(gl_sealed_compare(want.get(), got.get(), n, guard, sizeof(int), &m));
+  EXPECT_EQ(m.count, 0u);
+  const int stray = 42;
+  gl::CopyToDevice(got.get() + n + guard - 1, &stray, sizeof stray);
+  gl::CopyToDevice(got.get() + n + 3, &stray, sizeof stray);
+  GL_ASSERT_OK(gl_sealed_compare(want.get(), got.get(), n, guard, sizeof(int), &m));
+  EXPECT_EQ(m.count, 2u);
+  EXPECT_EQ(m.first, n + 3);
+  EXPECT_EQ((uint32_t)m.want, GL_POISON_U32);
+  EXPECT_EQ((int)m.got, stray);
+  // Without a guard region the same write goes unseen; a guard alone needs no expected array.
+  GL_ASSERT_OK(gl_sealed_compare(want.get(), got.get(), n, 0, sizeof(int), &m));
+  EXPECT_EQ(m.count, 0u);
+  GL_ASSERT_OK(gl_sealed_compare(nullptr, got.get() + n, 0, guard, sizeof(int), &m));
+  EXPECT_EQ(m.count, 2u);
+  EXPECT_EQ(m.first, 3u);
+}
+
+// ---- The ode lab's course code (gpulabs/yardstick/ode.h) ----------------------------------------
+
+class YardstickOde : public GpuTest {
+ protected:
+  void TearDown() override { gl_yardstick_ode_release(); }
+};
+
+namespace {
+
+// The course's reference, or its MiddlePar, at points first .. first + count - 1.
+std::vector<double> CourseMiddle(bool middle_par, const ode_params &p, size_t first,
+                                 size_t count) {
+  gl::DeviceBuffer<double> d(count + 1);  // one more, which must keep the poison
+  gl_status status = middle_par ? gl_yardstick_ode_middle_par(&p, first, count, d.get())
+                                : gl_yardstick_ode_middle(&p, first, count, d.get());
+  EXPECT_EQ(status, GL_OK) << gl_last_error();
+  EXPECT_TRUE(gl::DeviceOk("the course's Middle"));
+  std::vector<double> values = d.Download();
+  uint64_t bits = 0;
+  memcpy(&bits, &values[count], sizeof bits);
+  EXPECT_EQ(bits, 0xCDCDCDCDCDCDCDCDull) << "written past the last point";
+  values.resize(count);
+  return values;
+}
+
+// As the lab's tests compare Middle values (ode_test.cpp): to 1e-12 of each and of the largest,
+// since those near the maximum age are tiny and carry the largest's rounding.
+::testing::AssertionResult NearCpu(const std::vector<double> &cpu, const std::vector<double> &got) {
+  double largest = 0.0;
+  for (double v : cpu) largest = std::max(largest, std::fabs(v));
+  return gl::ArraysNear(cpu, got, 1e-12, 1e-12 * largest);
+}
+
+}  // namespace
+
+TEST_F(YardstickOde, ReferenceAndMiddleParAgreeWithTheCpu) {
+  // One step per year at every level (the CPU's 171 Middle calls then take well under a second),
+  // and a retirement age and guarantee that fall between Outer's points.
+  ode_params p = {35, 64.3, 9.6, 1, 1, 1};
+  const size_t points = ode_outer_point_count(&p);
+  std::vector<double> cpu(points);
+  GL_ASSERT_OK(ode_ref_middle(&p, 0, points, cpu.data()));
+  EXPECT_TRUE(NearCpu(cpu, CourseMiddle(false, p, 0, points))) << "the course's GPU reference";
+  const size_t first = points / 3, count = 25;
+  std::vector<double> part(cpu.begin() + first, cpu.begin() + first + count);
+  EXPECT_TRUE(NearCpu(part, CourseMiddle(false, p, first, count)))
+      << "the course's GPU reference, from point " << first;
+  EXPECT_TRUE(NearCpu(part, CourseMiddle(true, p, first, count)))
+      << "the course's MiddlePar, from point " << first;
+}
+
+TEST_F(YardstickOde, ReferenceGivesTheKnownReserves) {
+  // The values computed independently of this project (docs/labs/ode.md).
+  ode_params p = {35, 65.0, 10.0, 1, 1, 1};
+  std::vector<double> middle = CourseMiddle(false, p, 0, ode_outer_point_count(&p));
+  std::vector<double> reserves(ode_year_count(&p));
+  GL_ASSERT_OK(ode_ref_outer(&p, middle.data(), reserves.data()));
+  EXPECT_NEAR(reserves[0], 0.6280958153610046, 1e-12 * 0.63) << "the known V(0)";
+  EXPECT_NEAR(reserves[30], 1.8003210752208807, 1e-12 * 1.8) << "the known V(30)";
+}
+
+TEST_F(YardstickOde, RejectsARangeBeyondOutersPoints) {
+  ode_params p = ode_report_params();
+  const size_t points = ode_outer_point_count(&p);
+  gl::DeviceBuffer<double> d(4);
+  GL_EXPECT_STATUS(GL_ERR_SIZE, gl_yardstick_ode_middle(&p, points - 2, 4, d.get()));
+  GL_EXPECT_STATUS(GL_ERR_SIZE, gl_yardstick_ode_middle_par(&p, points + 1, 0, d.get()));
+  GL_EXPECT_STATUS(GL_ERR_NULL_POINTER, gl_yardstick_ode_middle(&p, 0, 1, nullptr));
+  GL_EXPECT_OK(gl_yardstick_ode_middle(&p, points, 0, nullptr));
+  p.h2 = 0;
+  GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT, gl_yardstick_ode_middle_par(&p, 0, 1, d.get()));
 }
