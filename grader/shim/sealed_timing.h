@@ -4,13 +4,19 @@
 // it is built on the CUDA backend only, like the performance tests.
 //
 // Each call, the lab's and the yardstick's alike, so the ratio stays fair:
-//   1. gets the next of kSealedInputSets input sets (drawn from the run's seed, resident on the
-//      device), in turn: a call that keeps an earlier call's answer keeps the wrong answer;
-//   2. has its outputs poisoned first: an element the call does not write is "not written";
-//   3. starts with a flushed L2 cache (gl_sealed_flush_l2): nothing an earlier call left there;
+//   1. has its outputs poisoned first, each output's whole buffer: the elements it must write
+//      and a guard region past them (at least kSealedGuardBytes) that it must leave alone;
+//   2. gets an input nobody has seen: SealedSide::draw refills the input on the GPU from a seed
+//      of the call's own (SealedCallSeed: the run's seed, the test, the side and the call's
+//      number, so a run replays and no two calls share an input), and computes the expected
+//      outputs with the course's code on the GPU (CUB, or a course kernel of the yardstick
+//      library), never the lab's. Nothing the lab kept from an earlier call matches it: no
+//      cache of any kind, keyed on buffers or on contents, can answer it;
+//   3. starts with a flushed L2 cache (gl_sealed_flush_l2): nothing an earlier call or the draw
+//      left there;
 //   4. is timed on the host's clock between two cudaDeviceSynchronize calls: all the work the
 //      call started, on every stream, blocking or not, is inside the interval, and nothing else
-//      is (steps 2, 3 and 6 are outside it). The lab's calls run in its worker process
+//      is (steps 1, 2, 3 and 6 are outside it). The lab's calls run in its worker process
 //      (grader/worker/proxy.h), which waits for the GPU before it answers; before each, outside
 //      the interval, the worker is primed, so the GPU's switch from this process's context to
 //      the worker's (about 0.1 ms on an H100) is not timed. The yardstick runs here, and each of
@@ -23,11 +29,13 @@
 //      in that process). The labs' API promises
 //      results in default-stream order (the next kernel on the default stream may read them), so
 //      a side that, in most of its calls, leaves work running after that point fails;
-//   6. is checked on the GPU against the expected output of its input set (gl_sealed_compare):
-//      any mismatch fails the test, naming the side, the call, the index and the seed.
-// The median of the timed calls counts; warm-up calls are untimed and checked the same way (a
-// side cut short by SealedSide::give_up_ms counts the median of its warm-ups instead). And
-// the median must not beat physics: a side that must move at least B bytes per call
+//   6. is checked on the GPU against the expected output of its input (gl_sealed_compare): every
+//      element it must write, and the guard region, which must still hold the poison. Any
+//      mismatch fails the test, naming the side, the call, the index, the run's seed and the
+//      call's input seed.
+// The median of the timed calls counts; warm-up calls are untimed and drawn and checked the same
+// way (a side cut short by SealedSide::give_up_ms counts the median of its warm-ups instead).
+// And the median must not beat physics: a side that must move at least B bytes per call
 // (SealedSide::floor_bytes) cannot take less than B / the device-to-device copy bandwidth
 // measured in the same process (SealedCopyGbps). Below that, less kCopyLimitSlack for
 // measurement spread, the test fails with "rate above the copy limit" instead of reporting a
@@ -35,7 +43,9 @@
 //
 // The per-call synchronisation and the round trip cost a few microseconds per call on both
 // sides, added to the time of each: against calls of 0.1 ms and more (every performance test's
-// size) they move a ratio by a percent or less.
+// size) they move a ratio by a percent or less. The draw is never timed: it runs before the
+// interval, on the GPU (a fill of 2^26 ints takes about 0.1 ms on an H100, and CUB's answer
+// about as long as the yardstick's own call), so it adds little to a test's running time.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -46,7 +56,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +63,7 @@
 
 extern "C" {
 #include "worker/proxy.h"
+#include "gpulabs/check.h"  // GL_TRY, for the tests' draws
 #include "gpulabs/device.h"
 #include "gpulabs/timer.h"
 #include "gpulabs/yardstick/sealed.h"
@@ -61,8 +71,9 @@ extern "C" {
 
 namespace gl {
 
-// Input sets per test, rotated call by call.
-constexpr int kSealedInputSets = 3;
+// The least guard region past each output's elements, in bytes: a tile of the largest block
+// (1024 threads of 16 ints) that runs on past the end lands in it.
+constexpr size_t kSealedGuardBytes = 64 << 10;
 // A time may fall this far below the copy floor (bytes / copy bandwidth) before it fails: the
 // copy bandwidth and the time are each a median of noisy measurements, and they differ by a
 // percent or two from run to run on an H100; 5% is well beyond that spread.
@@ -74,48 +85,63 @@ constexpr double kCopyLimitSlack = 0.05;
 constexpr double kStrayMinMs = 0.05;
 constexpr double kStrayShare = 0.25;
 
-// A seed of its own for input set `set` of the input labelled `label` (set 0 is SeedFor(label)).
-inline uint64_t SeedForSet(uint64_t label, int set) {
-  return SeedFor(label + (uint64_t)set * 1000003u);
+// The elements to allocate for an output of n elements of T: n and the guard region.
+template <class T>
+constexpr size_t WithGuard(size_t n) {
+  return n + kSealedGuardBytes / sizeof(T);
 }
 
-// Device buffers held per input set (DeviceBuffer itself cannot move).
-template <class T>
-using DeviceBufferPtr = std::unique_ptr<DeviceBuffer<T>>;
-
-// A device array a timed call writes: poisoned (every byte GL_POISON_BYTE) before each call,
-// then compared on the GPU, bit for bit, with the expected array of the call's input set.
+// A device array a timed call writes: its whole buffer poisoned (every byte GL_POISON_BYTE)
+// before each call, then compared on the GPU, bit for bit, with the call's expected array; what
+// lies past the `count` elements is the guard region, which must keep the poison.
 struct SealedOutput {
-  std::string what;                    // "the scan", "the count": for the failure message
-  void *device = nullptr;              // what the call writes
-  size_t bytes = 0;                    // bytes poisoned before each call (the whole buffer)
-  size_t elem_bytes = 4;               // 4 or 8
-  bool is_signed = true;               // how a failure message prints the values
-  std::vector<const void *> expected;  // per input set: a device array
-  std::vector<size_t> count;           // per input set: the elements compared, from index 0
+  std::string what;                 // "the scan", "the count": for the failure message
+  void *device = nullptr;           // what the call writes
+  size_t bytes = 0;                 // the whole buffer: count elements, then the guard region
+  size_t elem_bytes = 4;            // 4 or 8
+  bool is_signed = true;            // how a failure message prints the values
+  const void *expected = nullptr;   // device array of count elements, refilled by each draw
+  size_t count = 0;                 // the elements compared, from index 0
 };
 
 // One side of a comparison: the lab's function or a yardstick, as the helper times it.
 struct SealedSide {
   std::string name;                           // "scan_exclusive", "CUB DeviceScan::ExclusiveSum"
   bool yardstick = false;                     // the course's code: a failure means a broken measurement
-  std::function<gl_status(int set)> run;      // one call on input set `set`
+  // Before each call, outside the interval, after the poison: refills the call's input from
+  // `seed` on the GPU (gl_sealed_fill_*) and its expected outputs with the course's code. Only
+  // the course's code runs here, never the lab's. Required: every call needs a fresh input.
+  std::function<gl_status(uint64_t seed)> draw;
+  std::function<gl_status()> run;             // one call, on the input the draw left
   std::vector<SealedOutput> outputs;          // checked on the GPU after each call
-  std::function<void(int set)> host_poison;   // optional: poisons what outputs do not cover
-  // Optional: GPU work of the test's own before each call, outside the interval (an in-place
-  // sort's input restored into the buffer it sorts). Inside run(), such work would be timed on
-  // this side only, and on the lab's side with the GPU's switch to the worker's context.
-  std::function<gl_status(int set)> prepare;
-  std::function<std::string(int set)> host_check;  // optional: "" when right, else what is wrong
+  std::function<void()> host_poison;          // optional: poisons what outputs do not cover
+  std::function<std::string()> host_check;    // optional: "" when right, else what is wrong
   double floor_bytes = 0;                     // the least bytes one call must move; 0: no floor
-  int sets = kSealedInputSets;
-  long calls = 0;                             // calls so far: the next gets set calls % sets
+  long calls = 0;                             // calls so far: the next call's number
   // Optional, for a step that may not be the fastest: when every warm-up call took longer than
   // this, the timed calls are skipped (they could not make it the fastest), the warm-ups' median
   // stands for its time and cut_short is set. The warm-ups are checked as every call is.
   double give_up_ms = 0;
   bool cut_short = false;
 };
+
+// The seed of call number `call` of `side` in the running test: derived from the run's seed,
+// the test's name, the side's name and the call's number, so that every call of a run gets an
+// input of its own (the yardstick's never equal the lab's, nor one test's another's) and a run
+// with the same seed replays every one.
+inline uint64_t SealedCallSeed(const SealedSide &side, long call) {
+  const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string key = info != nullptr
+                        ? std::string(info->test_suite_name()) + "." + info->name() + "/"
+                        : std::string("/");
+  key += side.name;
+  uint64_t label = 1469598103934665603ull;  // FNV-1a of the key
+  for (unsigned char c : key) {
+    label ^= c;
+    label *= 1099511628211ull;
+  }
+  return gl_seed_derive(SeedFor(label), (uint64_t)call + 1);
+}
 
 namespace sealed_detail {
 
@@ -130,6 +156,11 @@ inline std::string Printf(const char *fmt, ...) {
 }
 
 inline std::string SeedText() { return Printf("seed 0x%" PRIx64, Seed()); }
+
+// The run's seed and the call's input seed (what gl_sealed_fill_* drew the input from).
+inline std::string SeedText(uint64_t input_seed) {
+  return Printf("seed 0x%" PRIx64 ", input seed 0x%" PRIx64, Seed(), input_seed);
+}
 
 inline std::string Who(const SealedSide &side) {
   return side.yardstick ? "the yardstick " + side.name : side.name;
@@ -219,17 +250,118 @@ inline ::testing::AssertionResult CheckCopyFloor(const SealedSide &side, double 
          << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText();
 }
 
+namespace sealed_detail {
+
+// Fails unless every output's buffer holds its elements and a guard region of at least
+// kSealedGuardBytes: a test that forgot WithGuard would have the poison written past its buffer.
+inline ::testing::AssertionResult CheckLayout(const SealedSide &side) {
+  if (!side.draw) {
+    return ::testing::AssertionFailure()
+           << Who(side) << " has no draw: every call needs a fresh input (see SealedSide::draw)";
+  }
+  for (const SealedOutput &out : side.outputs) {
+    const size_t need = out.count * out.elem_bytes + kSealedGuardBytes;
+    if ((out.elem_bytes != 4 && out.elem_bytes != 8) || out.bytes < need ||
+        out.bytes % out.elem_bytes != 0) {
+      return ::testing::AssertionFailure()
+             << Who(side) << ": " << out.what << " is a buffer of " << out.bytes
+             << " bytes for " << out.count << " elements of " << out.elem_bytes
+             << " bytes: it needs whole elements and a guard region of " << kSealedGuardBytes
+             << " bytes after them (allocate gl::WithGuard<T>(n) elements)";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Outside the interval, before a call: poisons the outputs, draws the call's input and expected
+// outputs, flushes the L2 (after the draw, which read and wrote the input) and waits for it all.
+inline ::testing::AssertionResult Prepare(SealedSide &side, const std::string &call,
+                                          uint64_t input_seed) {
+  const std::string who = Who(side);
+  cudaError_t err = cudaSuccess;
+  for (const SealedOutput &out : side.outputs) {
+    if (err == cudaSuccess) {
+      err = cudaMemsetAsync(out.device, GL_POISON_BYTE, out.bytes, cudaStreamLegacy);
+    }
+  }
+  if (side.host_poison) side.host_poison();
+  gl_clear_error();
+  if (err == cudaSuccess && side.draw(input_seed) != GL_OK) {
+    return ::testing::AssertionFailure()
+           << "drawing the input of " << who << "'s " << call
+           << " failed (the course's code: the measurement is broken): " << gl_last_error()
+           << "; " << SeedText(input_seed);
+  }
+  gl_clear_error();
+  if (err == cudaSuccess && gl_sealed_flush_l2() != GL_OK) {
+    return ::testing::AssertionFailure() << "flushing the L2 cache failed: " << gl_last_error();
+  }
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) {
+    return ::testing::AssertionFailure() << "the GPU reported " << CudaText(err) << " before "
+                                         << who << "'s " << call << "; " << SeedText(input_seed);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Outside the interval, after a call: every output against the call's expected array, and its
+// guard region against the poison, on the GPU; then the side's host check.
+inline ::testing::AssertionResult CheckOutputs(const SealedSide &side, const std::string &call,
+                                               uint64_t input_seed) {
+  const std::string who = Who(side);
+  for (const SealedOutput &out : side.outputs) {
+    const size_t guard = out.bytes / out.elem_bytes - out.count;
+    gl_sealed_mismatch m;
+    gl_clear_error();
+    if (gl_sealed_compare(out.expected, out.device, out.count, guard, out.elem_bytes, &m) !=
+        GL_OK) {
+      return ::testing::AssertionFailure()
+             << "checking " << who << "'s output failed: " << gl_last_error();
+    }
+    if (m.count == 0) continue;
+    const std::string want = ValueText(m.want, out.elem_bytes, out.is_signed);
+    const std::string got = ValueText(m.got, out.elem_bytes, out.is_signed);
+    ::testing::AssertionResult failure = ::testing::AssertionFailure();
+    if (m.first >= out.count) {
+      failure << who << ": " << out.what << " written past its end at index " << m.first
+              << " (got " << got << "; the " << guard << " elements after its " << out.count
+              << " must keep the poison)";
+    } else if (IsPoison(m.got, out.elem_bytes)) {
+      failure << who << ": " << out.what << " not written at index " << m.first << " of "
+              << out.count << " (still the poison value; expected " << want << ")";
+    } else {
+      failure << who << ": " << out.what << " wrong at index " << m.first << " of "
+              << out.count << ": expected " << want << ", got " << got;
+    }
+    return failure << " in its " << call << "; " << m.count << " of " << out.count + guard
+                   << " elements wrong" << Blame(side) << "; " << SeedText(input_seed);
+  }
+  if (side.host_check) {
+    std::string wrong = side.host_check();
+    if (!wrong.empty()) {
+      return ::testing::AssertionFailure() << who << ": " << wrong << " in its " << call
+                                           << Blame(side) << "; " << SeedText(input_seed);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace sealed_detail
+
 // Times `reps` calls of side.run after `warmup` untimed ones, each sealed as the top of this file
-// says, and stores the median in *median_ms. Fails (with the reason) when a call returns an
-// error, the GPU reports one, an output is wrong, the side's work is not in default-stream order,
-// or the median beats the copy floor. When not_implemented is given and the very first call
-// returns GL_ERR_NOT_IMPLEMENTED, sets it and returns success with nothing timed.
+// says, and stores the median in *median_ms. Fails (with the reason) when a draw fails, a call
+// returns an error, the GPU reports one, an output is wrong, the side's work is not in
+// default-stream order, or the median beats the copy floor. When not_implemented is given and
+// the very first call returns GL_ERR_NOT_IMPLEMENTED, sets it and returns success with nothing
+// timed.
 inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int reps,
                                              double *median_ms, bool *not_implemented = nullptr) {
   using sealed_detail::Printf;
   if (not_implemented != nullptr) *not_implemented = false;
   if (warmup < 0) warmup = 0;
   reps = std::min(std::max(reps, 1), 1000);
+  ::testing::AssertionResult layout = sealed_detail::CheckLayout(side);
+  if (!layout) return layout;
   sealed_detail::Events events;
   if (!events.ok()) return ::testing::AssertionFailure() << "cudaEventCreate failed";
   if (side.floor_bytes > 0) {
@@ -258,38 +390,14 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
   side.cut_short = false;
   int stray = 0;
   for (int c = 0; c < total; ++c) {
-    const int set = (int)(side.calls++ % side.sets);
-    const std::string call =
-        c < warmup ? Printf("warm-up call %d of %d (input set %d of %d)", c + 1, warmup, set,
-                            side.sets)
-                   : Printf("timed call %d of %d (input set %d of %d)", c - warmup + 1, reps, set,
-                            side.sets);
+    const long number = side.calls++;
+    const uint64_t input_seed = SealedCallSeed(side, number);
+    const std::string call = c < warmup ? Printf("warm-up call %d of %d", c + 1, warmup)
+                                        : Printf("timed call %d of %d", c - warmup + 1, reps);
 
-    // Outside the interval: poison the outputs, flush the L2, wait for both.
-    cudaError_t err = cudaSuccess;
-    for (const SealedOutput &out : side.outputs) {
-      if (err == cudaSuccess && out.bytes > 0) {
-        err = cudaMemsetAsync(out.device, GL_POISON_BYTE, out.bytes, cudaStreamLegacy);
-      }
-    }
-    if (side.host_poison) side.host_poison(set);
-    if (err == cudaSuccess && side.prepare) {
-      gl_clear_error();
-      if (side.prepare(set) != GL_OK) {
-        return ::testing::AssertionFailure() << "preparing " << who << "'s " << call
-                                             << " failed: " << gl_last_error();
-      }
-    }
-    gl_clear_error();
-    if (err == cudaSuccess && gl_sealed_flush_l2() != GL_OK) {
-      return ::testing::AssertionFailure() << "flushing the L2 cache failed: " << gl_last_error();
-    }
-    if (err == cudaSuccess) err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) {
-      return ::testing::AssertionFailure()
-             << "the GPU reported " << sealed_detail::CudaText(err) << " before " << who << "'s "
-             << call << "; " << sealed_detail::SeedText();
-    }
+    // Outside the interval: poison, a fresh input and its expected outputs, a flushed L2.
+    ::testing::AssertionResult prepared = sealed_detail::Prepare(side, call, input_seed);
+    if (!prepared) return prepared;
 
     // The lab's side runs in its worker, which waits for the GPU before it answers: the GPU is
     // brought to the worker's context first, outside the interval (gl_worker_prime).
@@ -308,7 +416,7 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
              << "the lab worker did not answer the round trip timed with " << who << "'s "
              << call << ": " << gl_last_error();
     }
-    const gl_status status = side.run(set);
+    const gl_status status = side.run();
     cudaError_t recorded = cudaSuccess, synced = cudaSuccess;
     double t_stream = 0;
     if (!in_worker) {
@@ -328,12 +436,12 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
              << who << " returned " << gl_status_name(status) << " in its " << call << ": "
              << gl_last_error() << sealed_detail::Blame(side);
     }
-    err = recorded != cudaSuccess ? recorded : synced;
+    cudaError_t err = recorded != cudaSuccess ? recorded : synced;
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess) {
       return ::testing::AssertionFailure()
              << "the GPU reported " << sealed_detail::CudaText(err) << " after " << who << "'s "
-             << call << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText();
+             << call << sealed_detail::Blame(side) << "; " << sealed_detail::SeedText(input_seed);
     }
     const double host_ms = t1 - t0;
     double lag = in_worker ? 0 : t1 - t_stream;
@@ -344,38 +452,9 @@ inline ::testing::AssertionResult TimeSealed(SealedSide &side, int warmup, int r
     lags.push_back(lag);
     if (lag > kStrayMinMs && lag > kStrayShare * host_ms) ++stray;
 
-    // Outside the interval: the outputs, on the GPU.
-    for (const SealedOutput &out : side.outputs) {
-      gl_sealed_mismatch m;
-      gl_clear_error();
-      if (gl_sealed_compare(out.expected[set], out.device, out.count[set], 0, out.elem_bytes,
-                            &m) != GL_OK) {
-        return ::testing::AssertionFailure()
-               << "checking " << who << "'s output failed: " << gl_last_error();
-      }
-      if (m.count == 0) continue;
-      const std::string want = sealed_detail::ValueText(m.want, out.elem_bytes, out.is_signed);
-      const std::string got = sealed_detail::ValueText(m.got, out.elem_bytes, out.is_signed);
-      ::testing::AssertionResult failure = ::testing::AssertionFailure();
-      if (sealed_detail::IsPoison(m.got, out.elem_bytes)) {
-        failure << who << ": " << out.what << " not written at index " << m.first << " of "
-                << out.count[set] << " (still the poison value; expected " << want << ")";
-      } else {
-        failure << who << ": " << out.what << " wrong at index " << m.first << " of "
-                << out.count[set] << ": expected " << want << ", got " << got;
-      }
-      return failure << " in its " << call << "; " << m.count << " of " << out.count[set]
-                     << " elements wrong" << sealed_detail::Blame(side) << "; "
-                     << sealed_detail::SeedText();
-    }
-    if (side.host_check) {
-      std::string wrong = side.host_check(set);
-      if (!wrong.empty()) {
-        return ::testing::AssertionFailure() << who << ": " << wrong << " in its " << call
-                                             << sealed_detail::Blame(side) << "; "
-                                             << sealed_detail::SeedText();
-      }
-    }
+    // Outside the interval: the outputs and the guard regions, on the GPU.
+    ::testing::AssertionResult checked = sealed_detail::CheckOutputs(side, call, input_seed);
+    if (!checked) return checked;
     if (c >= warmup) times.push_back(host_ms);
     if (c < warmup) warm.push_back(host_ms);
     // Not when a warm-up call ran on past its default-stream work: three calls are too few for

@@ -6,11 +6,14 @@
 //   keys_vs_cub  = CUB SortKeys ms  / your best radix_sort_keys ms
 //   pairs_vs_cub = CUB SortPairs ms / your best radix_sort_pairs ms
 // Both read the input and write a separate output, so they do the same work. Both are timed the
-// sealed way (grader/shim/sealed_timing.h): three key sets in turn, outputs poisoned and the L2
-// flushed before each call, the clock around a device-wide synchronisation, every call's keys
-// (and values) checked on the GPU against CUB's sort of the same set, itself checked once on the
-// GPU. The tests assert correctness only; the grader scores the ratios
-// (grader/rubric/radix_sort.rubric).
+// sealed way (grader/shim/sealed_timing.h): every call gets fresh keys (uniform over 32 bits,
+// drawn on the GPU from a seed of the call's own; the values are the keys' indices) and CUB's
+// sort of them as the expected output, both outside the timed interval, so no answer kept from
+// an earlier call can serve; outputs poisoned, each with a guard region past it, and the L2
+// flushed before it; the clock around a device-wide synchronisation; the keys (and values) and
+// the guard regions checked on the GPU after it. CUB's sort of each test's first keys is itself
+// checked on the GPU (gl_yardstick_check_radix_sort). The tests assert correctness only; the
+// grader scores the ratios (grader/rubric/radix_sort.rubric).
 //
 // Floor: a sort reads every key and writes it once at least: 8 B per key, 16 B per pair. CUB's
 // sort takes about 2 ms, so the few microseconds of per-call synchronisation do not matter.
@@ -52,58 +55,66 @@ std::string Ms(double ms) {
   return text;
 }
 
-// Times CUB and every written step on the same key sets; checks every output against CUB's.
-void CompareWithCub(bool pairs, const char *metric) {
-  const int sets = gl::kSealedInputSets;
-  std::vector<uint32_t> iota(kN);
-  std::iota(iota.begin(), iota.end(), 0u);
-  gl::DeviceBuffer<uint32_t> values_in(iota);  // the same values for every set: their indices
-  std::vector<gl::DeviceBufferPtr<uint32_t>> keys_in, want_keys, want_values;
-  {
-    std::vector<uint32_t> keys(kN);
-    for (int s = 0; s < sets; ++s) {
-      SCOPED_TRACE("input set " + std::to_string(s));
-      gl_fill_u32(keys.data(), kN, GL_DIST_UNIFORM, gl::SeedForSet(pairs ? 2 : 1, s));
-      keys_in.emplace_back(new gl::DeviceBuffer<uint32_t>(keys));
-      want_keys.emplace_back(new gl::DeviceBuffer<uint32_t>(kN, gl::kPrivate));
-      want_values.emplace_back(new gl::DeviceBuffer<uint32_t>(pairs ? kN : 0, gl::kPrivate));
-      GL_ASSERT_OK(pairs ? gl_yardstick_radix_sort_pairs(keys_in[s]->get(), want_keys[s]->get(),
-                                                         values_in.get(), want_values[s]->get(),
-                                                         kN, 0, 32)
-                         : gl_yardstick_radix_sort_keys(keys_in[s]->get(), want_keys[s]->get(),
-                                                        kN, 0, 32));
-      GL_ASSERT_DEVICE_OK("CUB's sort (the expected output)");
-      // Checked on the GPU before it serves as the expected output: keys in order and the
-      // input's keys; for pairs, each value the index of its key, each once, stably.
-      size_t first_wrong = 0;
-      GL_ASSERT_OK(gl_yardstick_check_radix_sort(keys_in[s]->get(), want_keys[s]->get(),
-                                                 pairs ? want_values[s]->get() : nullptr, kN,
-                                                 &first_wrong));
-      ASSERT_EQ(first_wrong, SIZE_MAX) << "CUB's sort is wrong at index " << first_wrong
-                                       << " (the yardstick itself is wrong)";
-    }
+// The keys every call sorts, drawn afresh before each call, and CUB's sort of them: the expected
+// keys and, for pairs, values (each value its key's index). The first draw's sort is checked.
+struct SortInputs {
+  bool pairs;
+  gl::DeviceBuffer<uint32_t> keys_in, values_in, want_keys, want_values;
+  int draws = 0;
+
+  explicit SortInputs(bool pairs_)
+      : pairs(pairs_), keys_in(kN), values_in(Iota()), want_keys(kN, gl::kPrivate),
+        want_values(pairs_ ? kN : 0, gl::kPrivate) {}
+
+  static std::vector<uint32_t> Iota() {
+    std::vector<uint32_t> iota(kN);
+    std::iota(iota.begin(), iota.end(), 0u);
+    return iota;
   }
-  gl::DeviceBuffer<uint32_t> cub_keys(kN), cub_values(kN), keys_out(kN), values_out(kN);
+
+  gl_status Draw(uint64_t seed) {
+    GL_TRY(gl_sealed_fill_u32(keys_in.get(), kN, seed));
+    GL_TRY(pairs ? gl_yardstick_radix_sort_pairs(keys_in.get(), want_keys.get(), values_in.get(),
+                                                 want_values.get(), kN, 0, 32)
+                 : gl_yardstick_radix_sort_keys(keys_in.get(), want_keys.get(), kN, 0, 32));
+    if (draws++ > 0) return GL_OK;
+    // Keys in order and the input's keys; for pairs, each value the index of its key, each
+    // once, stably.
+    size_t first_wrong = 0;
+    GL_TRY(gl_yardstick_check_radix_sort(keys_in.get(), want_keys.get(),
+                                         pairs ? want_values.get() : nullptr, kN, &first_wrong));
+    if (first_wrong == SIZE_MAX) return GL_OK;
+    return gl_fail(GL_ERR_CUDA, "CUB's sort is wrong at index %zu", first_wrong);
+  }
+};
+
+// Times CUB and every written step on fresh keys; checks every output against CUB's sort.
+void CompareWithCub(bool pairs, const char *metric) {
+  SortInputs inputs(pairs);
+  gl::DeviceBuffer<uint32_t> keys_out(gl::WithGuard<uint32_t>(kN));
+  gl::DeviceBuffer<uint32_t> values_out(gl::WithGuard<uint32_t>(kN));
+  gl::DeviceBuffer<uint32_t> cub_keys(gl::WithGuard<uint32_t>(kN), gl::kPrivate);
+  gl::DeviceBuffer<uint32_t> cub_values(gl::WithGuard<uint32_t>(kN), gl::kPrivate);
 
   // 4 B read + 4 B written per key, as much again per value.
   const double floor_bytes = (pairs ? 16.0 : 8.0) * (double)kN;
-  auto side = [&](const std::string &name, uint32_t *d_keys, uint32_t *d_values) {
+  auto side = [&](const std::string &name, const gl::DeviceBuffer<uint32_t> &d_keys,
+                  const gl::DeviceBuffer<uint32_t> &d_values) {
     gl::SealedSide s;
     s.name = name;
+    s.draw = [&inputs](uint64_t seed) { return inputs.Draw(seed); };
     gl::SealedOutput k, v;
     k.what = "the keys";
-    k.device = d_keys;
-    k.bytes = kN * sizeof(uint32_t);
+    k.device = d_keys.get();
+    k.bytes = d_keys.size() * sizeof(uint32_t);
     k.is_signed = false;
+    k.expected = inputs.want_keys.get();
+    k.count = kN;
     v = k;
     v.what = "the values";
-    v.device = d_values;
-    for (int i = 0; i < sets; ++i) {
-      k.expected.push_back(want_keys[i]->get());
-      k.count.push_back(kN);
-      v.expected.push_back(want_values[i]->get());
-      v.count.push_back(kN);
-    }
+    v.device = d_values.get();
+    v.bytes = d_values.size() * sizeof(uint32_t);
+    v.expected = inputs.want_values.get();
     s.outputs.push_back(k);
     if (pairs) s.outputs.push_back(v);
     s.floor_bytes = floor_bytes;
@@ -111,12 +122,13 @@ void CompareWithCub(bool pairs, const char *metric) {
   };
 
   gl::SealedSide cub = side(pairs ? "CUB DeviceRadixSort::SortPairs" : "CUB DeviceRadixSort::SortKeys",
-                            cub_keys.get(), cub_values.get());
+                            cub_keys, cub_values);
   cub.yardstick = true;
-  cub.run = [&](int s) {
-    return pairs ? gl_yardstick_radix_sort_pairs(keys_in[s]->get(), cub_keys.get(),
-                                                 values_in.get(), cub_values.get(), kN, 0, 32)
-                 : gl_yardstick_radix_sort_keys(keys_in[s]->get(), cub_keys.get(), kN, 0, 32);
+  cub.run = [&]() {
+    return pairs ? gl_yardstick_radix_sort_pairs(inputs.keys_in.get(), cub_keys.get(),
+                                                 inputs.values_in.get(), cub_values.get(), kN, 0,
+                                                 32)
+                 : gl_yardstick_radix_sort_keys(inputs.keys_in.get(), cub_keys.get(), kN, 0, 32);
   };
   double cub_ms = 0;
   ASSERT_TRUE(gl::TimeSealed(cub, kWarmup, kReps, &cub_ms));
@@ -129,12 +141,12 @@ void CompareWithCub(bool pairs, const char *metric) {
   for (const Variant &variant : kVariants) {
     gl::SealedSide mine = side(std::string(pairs ? "radix_sort_pairs " : "radix_sort_keys ") +
                                    variant.name,
-                               keys_out.get(), values_out.get());
-    mine.run = [&, variant](int s) {
+                               keys_out, values_out);
+    mine.run = [&, variant]() {
       radix_sort_options options = {variant.digit_bits, 0, 32};
-      return pairs ? radix_sort_pairs(variant.step, keys_in[s]->get(), keys_out.get(),
-                                      values_in.get(), values_out.get(), kN, &options)
-                   : radix_sort_keys(variant.step, keys_in[s]->get(), keys_out.get(), kN,
+      return pairs ? radix_sort_pairs(variant.step, inputs.keys_in.get(), keys_out.get(),
+                                      inputs.values_in.get(), values_out.get(), kN, &options)
+                   : radix_sort_keys(variant.step, inputs.keys_in.get(), keys_out.get(), kN,
                                      &options);
     };
     steps.push_back(mine);

@@ -1,10 +1,13 @@
 // Performance tests of the reduction lab: the final kernel's int sum of 2^26 elements against
-// CUB's DeviceReduce::Sum (same inputs, same int64_t result, same process), and against the
-// device-to-device copy bandwidth. Both sides are timed the sealed way
-// (grader/shim/sealed_timing.h): three input sets in turn, the sum poisoned and the L2 flushed
-// before each call, the clock around a device-wide synchronisation, every call's sum checked on
-// the GPU. They check the results and report ratios; the grader scores the ratios
-// (grader/rubric/reduction.rubric). No time is ever asserted.
+// CUB's DeviceReduce::Sum (inputs of the same kind, the same int64_t result, the same process),
+// and against the device-to-device copy bandwidth. Both sides are timed the sealed way
+// (grader/shim/sealed_timing.h): every call gets a fresh input (drawn on the GPU from a seed of
+// the call's own) and CUB's sum of it as the expected sum, both outside the timed interval, so no
+// answer kept from an earlier call can serve; the sum poisoned, with a guard region past it, and
+// the L2 flushed before it; the clock around a device-wide synchronisation; the sum and the
+// guard region checked on the GPU after it. CUB's sum of each test's first input is checked
+// against the CPU reference. They check the results and report ratios; the grader scores the
+// ratios (grader/rubric/reduction.rubric). No time is ever asserted.
 //
 // Floor: a reduction reads 4 B per element, so no side may beat 4 B per element at the copy
 // bandwidth measured in the same run (copy counts read + written bytes; a streaming read reaches
@@ -35,34 +38,42 @@ const int kRounds = 3;  // student and CUB timed in turn, kRounds times; the med
 
 double MedianOf(std::vector<double> values) { return gl_median(values.data(), (int)values.size()); }
 
-// The input sets (ints in [lo, hi], drawn for `label`) and their sums, on the device.
+// The input every call gets: 2^26 ints in [lo, hi], drawn afresh before each call, and the
+// expected sum (CUB's, on the GPU; checked against the CPU reference for the first draw).
 struct SumInputs {
-  std::vector<gl::DeviceBufferPtr<int>> in;
-  std::vector<gl::DeviceBufferPtr<int64_t>> sum;
+  int lo, hi;
+  gl::DeviceBuffer<int> in;
+  gl::DeviceBuffer<int64_t> sum;
+  int draws = 0;
 
-  SumInputs(int lo, int hi, uint64_t label) {
-    std::vector<int> host(kN);
-    for (int s = 0; s < gl::kSealedInputSets; ++s) {
-      gl_fill_int(host.data(), kN, lo, hi, GL_DIST_UNIFORM, gl::SeedForSet(label, s));
-      in.emplace_back(new gl::DeviceBuffer<int>(host));
-      sum.emplace_back(new gl::DeviceBuffer<int64_t>(
-          std::vector<int64_t>{reduce_ref_sum_int(host.data(), kN)}, gl::kPrivate));
-    }
+  SumInputs(int lo_, int hi_) : lo(lo_), hi(hi_), in(kN), sum(1, gl::kPrivate) {}
+
+  gl_status Draw(uint64_t seed) {
+    GL_TRY(gl_sealed_fill_int(in.get(), kN, lo, hi, seed));
+    GL_TRY(gl_yardstick_reduce_sum_int(in.get(), kN, sum.get()));
+    return draws++ == 0 ? CheckSum() : GL_OK;
   }
 
-  // A side writing its sum to `out`, checked against the set's sum after every call.
-  gl::SealedSide Side(const std::string &name, int64_t *out) const {
+  gl_status CheckSum() const {
+    const int64_t want = reduce_ref_sum_int(in.Download().data(), kN);
+    const int64_t got = sum.Download()[0];
+    if (got == want) return GL_OK;
+    return gl_fail(GL_ERR_CUDA, "CUB's sum %lld disagrees with the CPU reference's %lld",
+                   (long long)got, (long long)want);
+  }
+
+  // A side writing its sum to `out` (one int64_t and the guard region), checked after every call.
+  gl::SealedSide Side(const std::string &name, const gl::DeviceBuffer<int64_t> &out) {
     gl::SealedSide side;
     side.name = name;
+    side.draw = [this](uint64_t seed) { return Draw(seed); };
     gl::SealedOutput sum_out;
     sum_out.what = "the sum";
-    sum_out.device = out;
-    sum_out.bytes = sizeof(int64_t);
+    sum_out.device = out.get();
+    sum_out.bytes = out.size() * sizeof(int64_t);
     sum_out.elem_bytes = sizeof(int64_t);
-    for (const auto &s : sum) {
-      sum_out.expected.push_back(s->get());
-      sum_out.count.push_back(1);
-    }
+    sum_out.expected = sum.get();
+    sum_out.count = 1;
     side.outputs.push_back(sum_out);
     side.floor_bytes = 4.0 * (double)kN;  // 4 B read per element
     return side;
@@ -74,17 +85,16 @@ class ReductionPerf : public GpuTest {};
 }  // namespace
 
 TEST_F(ReductionPerf, FinalVsCub) {
-  SumInputs inputs(INT_MIN, INT_MAX, 1);
-  gl::DeviceBuffer<int64_t> student_out(1), cub_out(1);
-  gl::SealedSide student = inputs.Side("reduce_int(REDUCE_SUM, ...)", student_out.get());
-  student.run = [&](int s) {
-    return reduce_int(REDUCE_SUM, inputs.in[s]->get(), kN, 0, student_out.get());
+  SumInputs inputs(INT_MIN, INT_MAX);
+  gl::DeviceBuffer<int64_t> student_out(gl::WithGuard<int64_t>(1));
+  gl::DeviceBuffer<int64_t> cub_out(gl::WithGuard<int64_t>(1), gl::kPrivate);
+  gl::SealedSide student = inputs.Side("reduce_int(REDUCE_SUM, ...)", student_out);
+  student.run = [&]() {
+    return reduce_int(REDUCE_SUM, inputs.in.get(), kN, 0, student_out.get());
   };
-  gl::SealedSide cub = inputs.Side("CUB DeviceReduce::Sum", cub_out.get());
+  gl::SealedSide cub = inputs.Side("CUB DeviceReduce::Sum", cub_out);
   cub.yardstick = true;
-  cub.run = [&](int s) {
-    return gl_yardstick_reduce_sum_int(inputs.in[s]->get(), kN, cub_out.get());
-  };
+  cub.run = [&]() { return gl_yardstick_reduce_sum_int(inputs.in.get(), kN, cub_out.get()); };
 
   // Every call of both is checked, so a kernel that works only once (one that never resets its
   // block counter, say) fails on its second call.
@@ -111,10 +121,10 @@ TEST_F(ReductionPerf, FinalVsCub) {
 // Reads per second over the copy's bytes (read + written) per second: 1.00 means the reduction
 // streams its input as fast as cudaMemcpy moves data. Reported, not scored by default.
 TEST_F(ReductionPerf, FinalVsCopy) {
-  SumInputs inputs(-1000, 1000, 2);
-  gl::DeviceBuffer<int64_t> out(1);
-  gl::SealedSide student = inputs.Side("reduce_int(REDUCE_SUM, ...)", out.get());
-  student.run = [&](int s) { return reduce_int(REDUCE_SUM, inputs.in[s]->get(), kN, 0, out.get()); };
+  SumInputs inputs(-1000, 1000);
+  gl::DeviceBuffer<int64_t> out(gl::WithGuard<int64_t>(1));
+  gl::SealedSide student = inputs.Side("reduce_int(REDUCE_SUM, ...)", out);
+  student.run = [&]() { return reduce_int(REDUCE_SUM, inputs.in.get(), kN, 0, out.get()); };
 
   double copy_gbps = 0, ms = 0;
   ASSERT_TRUE(gl::SealedCopyGbps(&copy_gbps));
