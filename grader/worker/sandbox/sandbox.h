@@ -1,8 +1,8 @@
 /* The lab worker's sandbox: what the process that runs student code may still do.
  *
- * The lab worker (started by a trusted Google Test program, talking to it over a socketpair)
- * calls gl_sandbox_enter() once, right after exec, before any student code or CUDA runs and
- * before any thread starts. From then on the process may use the GPU (/dev/nvidia*), compute,
+ * The lab worker's launcher (started by a trusted Google Test program, talking to it over a
+ * socketpair) calls gl_sandbox_enter() once, then executes the worker, so the sandbox is in
+ * place before any student code or CUDA runs and before any thread starts. From then on the process may use the GPU (/dev/nvidia*), compute,
  * read the system's files and its own, talk over the descriptors it already holds, and little
  * else:
  *
