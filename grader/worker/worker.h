@@ -1,7 +1,8 @@
 /* The lab worker's side of a call: a lab's dispatcher (<lab>_calls.c, built with
  * GL_WORKER_SIDE) reads the arguments in the order its proxy wrote them and calls the lab.
  * The worker itself (worker_main.c) runs sandboxed from its first instruction (launcher.c
- * enters the sandbox, then executes it) and answers calls until the test program closes the socket. */
+ * enters the sandbox, then executes it) and answers calls until the test program closes the
+ * socket. */
 #ifndef GPULABS_WORKER_WORKER_H
 #define GPULABS_WORKER_WORKER_H
 
