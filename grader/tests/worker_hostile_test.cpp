@@ -220,6 +220,26 @@ TEST_F(WorkerHostile, PrivateBuffersAreOutOfReach) {
   EXPECT_EQ(secret.Download()[0], poison) << "the lab wrote into a private buffer";
 }
 
+// A GPU step whose answer is computed on the host (copied out, summed, copied back) fails, however
+// right the answer: the worker counts the kernels each call launches. A call too small to need
+// a kernel (one element) passes through.
+TEST_F(WorkerHostile, AStepComputedOnTheHostFails) {
+  GL_SKIP_WITHOUT_GPU();
+  gl::DeviceBuffer<int> in(std::vector<int>(1000, 3));
+  gl::DeviceBuffer<int64_t> sum(1);
+  setenv("GPULABS_HOSTILE", "host-sum", 1);
+  gl_worker_stop();
+  gl_clear_error();
+  EXPECT_EQ(reduce_sum_int(REDUCE_STEP_INTERLEAVED_DIVERGENT, in.get(), 1000, 256, sum.get()),
+            GL_ERR_WORKER);
+  EXPECT_NE(std::string(gl_last_error()).find("reduce_sum_int launched no kernel"),
+            std::string::npos)
+      << gl_last_error();
+  EXPECT_EQ(reduce_sum_int(REDUCE_STEP_INTERLEAVED_DIVERGENT, in.get(), 1, 256, sum.get()), GL_OK)
+      << gl_last_error();
+  EXPECT_EQ(sum.Download()[0], 3);
+}
+
 // Private buffers stay out of reach only if the driver opens nothing that was never exported.
 // The test program makes three allocations, exports the first and the third, and fills the
 // second; the attack is given the two handles (a submission can find the ones the worker was

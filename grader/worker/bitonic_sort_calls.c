@@ -28,7 +28,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, n);
       GL_ARG(a, block_size);
       GL_ARGS_CHECK(a);
-      return bitonic_sort_keys(step, order, d_keys, n, block_size);
+      return gl_on_gpu(a, "bitonic_sort_keys", n >= 2,
+                       bitonic_sort_keys(step, order, d_keys, n, block_size));
     }
     case FN_PAIRS: {
       GL_ARG(a, step);
@@ -38,7 +39,9 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, n);
       GL_ARG(a, block_size);
       GL_ARGS_CHECK(a);
-      return bitonic_sort_pairs(step, order, d_keys, d_values, n, block_size);
+      return gl_on_gpu(
+          a, "bitonic_sort_pairs", n >= 2,
+          bitonic_sort_pairs(step, order, d_keys, d_values, n, block_size));
     }
   }
   return gl_unknown_call(fn);

@@ -54,8 +54,10 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       void *d_scratch = gl_arg_device(a);
       GL_ARG(a, scratch_bytes);
       GL_ARGS_CHECK(a);
-      return compaction_compact(step, pred, d_in, d_out, d_count, n, block_size, d_scratch,
-                                scratch_bytes);
+      return gl_on_gpu(a, "compaction_compact", n >= 2,
+                       compaction_compact(step, pred, d_in, d_out, d_count, n,
+                                          block_size, d_scratch,
+                                          scratch_bytes));
     }
     case FN_SPLIT: {
       GL_ARG(a, pred);
@@ -67,8 +69,9 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       void *d_scratch = gl_arg_device(a);
       GL_ARG(a, scratch_bytes);
       GL_ARGS_CHECK(a);
-      return compaction_split(pred, d_in, d_out, d_count, n, block_size, d_scratch,
-                              scratch_bytes);
+      return gl_on_gpu(a, "compaction_split", n >= 2,
+                       compaction_split(pred, d_in, d_out, d_count, n,
+                                        block_size, d_scratch, scratch_bytes));
     }
     case FN_SPLIT_PAIRS: {
       GL_ARG(a, pred);
@@ -82,8 +85,11 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       void *d_scratch = gl_arg_device(a);
       GL_ARG(a, scratch_bytes);
       GL_ARGS_CHECK(a);
-      return compaction_split_pairs(pred, d_keys_in, d_values_in, d_keys_out, d_values_out,
-                                    d_count, n, block_size, d_scratch, scratch_bytes);
+      return gl_on_gpu(a, "compaction_split_pairs", n >= 2,
+                       compaction_split_pairs(pred, d_keys_in, d_values_in,
+                                              d_keys_out, d_values_out, d_count,
+                                              n, block_size, d_scratch,
+                                              scratch_bytes));
     }
     case FN_ENQUEUE_COMPLEMENT: {
       GL_ARG(a, pred);
@@ -94,7 +100,9 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, n);
       GL_ARG(a, block_size);
       GL_ARGS_CHECK(a);
-      return compaction_enqueue_complement(pred, d_in, d_kept, d_rest, d_counts, n, block_size);
+      return gl_on_gpu(a, "compaction_enqueue_complement", n >= 2,
+                       compaction_enqueue_complement(pred, d_in, d_kept, d_rest,
+                                                     d_counts, n, block_size));
     }
   }
   return gl_unknown_call(fn);

@@ -33,7 +33,9 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, block_size);
       double *d_middle = (double *)gl_arg_device(a);
       GL_ARGS_CHECK(a);
-      return ode_middle(step, params, first, count, block_size, d_middle);
+      return gl_on_gpu(
+          a, "ode_middle", count >= 1,
+          ode_middle(step, params, first, count, block_size, d_middle));
     }
     case FN_RUN: {
       GL_ARG(a, step);
@@ -42,7 +44,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, years);
       double *reserves = gl_arg_out(a, years * sizeof(double));
       GL_ARGS_CHECK(a);
-      return ode_run(step, params, block_size, reserves);
+      return gl_on_gpu(a, "ode_run", 1,
+                       ode_run(step, params, block_size, reserves));
     }
     case FN_DESCRIBE: {
       GL_ARG(a, step);

@@ -29,7 +29,9 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, n);
       const radix_sort_options *options = gl_arg_in(a, sizeof(radix_sort_options));
       GL_ARGS_CHECK(a);
-      return radix_sort_keys(step, d_keys_in, d_keys_out, n, options);
+      return gl_on_gpu(
+          a, "radix_sort_keys", n >= 2,
+          radix_sort_keys(step, d_keys_in, d_keys_out, n, options));
     }
     case FN_PAIRS: {
       GL_ARG(a, step);
@@ -40,7 +42,9 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, n);
       const radix_sort_options *options = gl_arg_in(a, sizeof(radix_sort_options));
       GL_ARGS_CHECK(a);
-      return radix_sort_pairs(step, d_keys_in, d_keys_out, d_values_in, d_values_out, n, options);
+      return gl_on_gpu(a, "radix_sort_pairs", n >= 2,
+                       radix_sort_pairs(step, d_keys_in, d_keys_out,
+                                        d_values_in, d_values_out, n, options));
     }
     case FN_KEYS_I32: {
       GL_ARG(a, step);
@@ -48,7 +52,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       int32_t *d_keys_out = (int32_t *)gl_arg_device(a);
       GL_ARG(a, n);
       GL_ARGS_CHECK(a);
-      return radix_sort_keys_i32(step, d_keys_in, d_keys_out, n);
+      return gl_on_gpu(a, "radix_sort_keys_i32", n >= 2,
+                       radix_sort_keys_i32(step, d_keys_in, d_keys_out, n));
     }
     case FN_KEYS_F32: {
       GL_ARG(a, step);
@@ -56,7 +61,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       float *d_keys_out = (float *)gl_arg_device(a);
       GL_ARG(a, n);
       GL_ARGS_CHECK(a);
-      return radix_sort_keys_f32(step, d_keys_in, d_keys_out, n);
+      return gl_on_gpu(a, "radix_sort_keys_f32", n >= 2,
+                       radix_sort_keys_f32(step, d_keys_in, d_keys_out, n));
     }
     case FN_RELEASE:
       return radix_sort_release();

@@ -41,7 +41,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, block_size);
       int64_t *d_sum = (int64_t *)gl_arg_device(a);
       GL_ARGS_CHECK(a);
-      return reduce_sum_int(step, d_in, n, block_size, d_sum);
+      return gl_on_gpu(a, "reduce_sum_int", n >= 2,
+                       reduce_sum_int(step, d_in, n, block_size, d_sum));
     }
     case FN_INT: {
       reduce_op op;
@@ -53,7 +54,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, block_size);
       int64_t *d_result = (int64_t *)gl_arg_device(a);
       GL_ARGS_CHECK(a);
-      return reduce_int(op, d_in, n, block_size, d_result);
+      return gl_on_gpu(a, "reduce_int", n >= 2,
+                       reduce_int(op, d_in, n, block_size, d_result));
     }
     case FN_FLOAT: {
       reduce_op op;
@@ -65,7 +67,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, block_size);
       float *d_result = (float *)gl_arg_device(a);
       GL_ARGS_CHECK(a);
-      return reduce_float(op, d_in, n, block_size, d_result);
+      return gl_on_gpu(a, "reduce_float", n >= 2,
+                       reduce_float(op, d_in, n, block_size, d_result));
     }
     case FN_FREE_SCRATCH:
       reduce_free_scratch();

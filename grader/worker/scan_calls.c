@@ -40,7 +40,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       GL_ARG(a, n);
       GL_ARG(a, block_size);
       GL_ARGS_CHECK(a);
-      return scan_run(step, kind, d_in, d_out, n, block_size);
+      return gl_on_gpu(a, "scan_run", n >= 2,
+                       scan_run(step, kind, d_in, d_out, n, block_size));
     }
     case FN_EXCLUSIVE: {
       size_t n;
@@ -48,7 +49,8 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
       int *d_out = (int *)gl_arg_device(a);
       GL_ARG(a, n);
       GL_ARGS_CHECK(a);
-      return scan_exclusive(d_in, d_out, n);
+      return gl_on_gpu(a, "scan_exclusive", n >= 2,
+                       scan_exclusive(d_in, d_out, n));
     }
     case FN_RELEASE_SCRATCH:
       scan_release_scratch();

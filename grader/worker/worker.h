@@ -41,6 +41,12 @@ void gl_result(gl_args *a, uint64_t value);
 void gl_result_text(gl_args *a, const char *text);
 void gl_result_more_text(gl_args *a, const char *text);
 
+/* What a GPU function's dispatcher returns: `status`, unless the call succeeded where it needed
+ * the GPU (`needs_kernel`: two elements or more, say) and launched no kernel: its answer was
+ * computed on the host, and the call fails, naming `fn`. Calls that fail, and calls too small to
+ * need a kernel, pass through as they are. */
+gl_status gl_on_gpu(gl_args *a, const char *fn, int needs_kernel, gl_status status);
+
 #define GL_ARG(a, var) gl_arg_value((a), &(var), sizeof(var))
 #define GL_ARGS_CHECK(a)                             \
   do {                                               \

@@ -42,7 +42,22 @@ struct gl_args {
   int nouts;
   char more[2048];
   size_t more_used;
+  long launches_before; /* kernels launched before this call; -1: not counted here */
 };
+
+/* Kernels the worker has launched (launches.c, linked into the labs' workers), or -1. */
+long gl_kernel_launches(void) __attribute__((weak));
+
+static long kernel_launches(void) { return gl_kernel_launches != NULL ? gl_kernel_launches() : -1; }
+
+gl_status gl_on_gpu(gl_args *a, const char *fn, int needs_kernel, gl_status status) {
+  if (status != GL_OK || !needs_kernel || a->launches_before < 0) return status;
+  if (kernel_launches() != a->launches_before) return status;
+  return gl_fail(GL_ERR_WORKER,
+                 "%s launched no kernel: a GPU step computes its answer on the GPU, not on the "
+                 "host",
+                 fn);
+}
 
 static struct {
   uint64_t id;
@@ -276,6 +291,7 @@ int main(void) {
     args.more_used = 0;
     args.out_used = 0;
     args.request = &request;
+    args.launches_before = kernel_launches();
     const int on_gpu = !(fn & GL_HOST_ONLY);
     gl_clear_error();
     const double t0 = now_ms();

@@ -222,7 +222,7 @@ const char *reduce_op_name(reduce_op op) { return op == REDUCE_SUM ? "sum" : "un
 
 gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_size,
                          int64_t *d_sum) {
-  (void)step, (void)d_in, (void)n, (void)block_size, (void)d_sum;
+  (void)step, (void)block_size;
   const char *a = attack();
   const char *path = getenv("GPULABS_HOSTILE_FILE");
   if (strcmp(a, "forge-verdict") == 0) {
@@ -323,6 +323,20 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
       strcmp(a, "preinit") == 0 || strcmp(a, "ifunc") == 0) {
     if (hostile_answer() != 0) return gl_not_implemented("the IFUNC answered wrong");
     return early_report();
+  }
+  if (strcmp(a, "host-sum") == 0) {
+    /* The right answer, computed on the host: no kernel at all. */
+    int values[4096];
+    if (d_in == NULL || d_sum == NULL || n > 4096) return gl_fail(GL_ERR_SIZE, "host-sum: n <= 4096");
+    if (cudaMemcpy(values, d_in, n * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess) {
+      return gl_fail(GL_ERR_CUDA, "host-sum: cudaMemcpy");
+    }
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += values[i];
+    if (cudaMemcpy(d_sum, &sum, sizeof sum, cudaMemcpyHostToDevice) != cudaSuccess) {
+      return gl_fail(GL_ERR_CUDA, "host-sum: cudaMemcpy");
+    }
+    return GL_OK;
   }
   if (strcmp(a, "forge-handles") == 0) return forge_handles();
   if (strcmp(a, "crash") == 0) raise(SIGSEGV);

@@ -1,0 +1,45 @@
+/* How many kernels the lab worker has launched (worker.h, gl_on_gpu): a GPU step's call that
+ * launches none computed its answer on the host. Linked into the labs' workers only, with the
+ * linker's --wrap for every entry point a launch goes through (grader/worker/CMakeLists.txt):
+ * nvcc's <<<...>>> (__cudaLaunchKernel) and the runtime's launch functions, each with its
+ * per-thread-stream twin. On the CPU backend the simulator counts its own launches. */
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef GPULABS_SIM
+#include "gpulabs_sim.h"
+
+long gl_kernel_launches(void) { return (long)gpulabs_sim_launch_count(); }
+
+#elif defined(__x86_64__)
+
+/* Each wrapper adds one to the count and jumps to the real entry point, its arguments and
+ * return address untouched (a C wrapper would have to know each one's signature). */
+__attribute__((used)) static volatile unsigned long launched;
+
+#define GL_COUNT_LAUNCHES(fn)                                   \
+  __asm__(".text\n"                                             \
+          ".globl __wrap_" #fn "\n"                             \
+          ".type __wrap_" #fn ", @function\n"                   \
+          "__wrap_" #fn ":\n"                                   \
+          "  lock incq launched(%rip)\n"                        \
+          "  jmp __real_" #fn "\n"                              \
+          ".size __wrap_" #fn ", . - __wrap_" #fn "\n");
+
+GL_COUNT_LAUNCHES(__cudaLaunchKernel)
+GL_COUNT_LAUNCHES(__cudaLaunchKernel_ptsz)
+GL_COUNT_LAUNCHES(cudaLaunchKernel)
+GL_COUNT_LAUNCHES(cudaLaunchKernel_ptsz)
+GL_COUNT_LAUNCHES(cudaLaunchKernelExC)
+GL_COUNT_LAUNCHES(cudaLaunchKernelExC_ptsz)
+GL_COUNT_LAUNCHES(cudaLaunchCooperativeKernel)
+GL_COUNT_LAUNCHES(cudaLaunchCooperativeKernel_ptsz)
+
+long gl_kernel_launches(void) { return (long)launched; }
+
+#else
+
+long gl_kernel_launches(void) { return -1; } /* not counted here: no call is judged by it */
+
+#endif
