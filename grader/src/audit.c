@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proc.h"
 #include "report.h"
@@ -460,6 +461,80 @@ static long function_at(const elf_obj *o, uint32_t sec, uint64_t offset, int exa
 
 /* ---- the source: its steps, its code without comments and literals ---- */
 
+/* Past a comment's opening on a line: white space, then "//" (or more slashes), "/" followed
+ * by stars, or the star that starts a line inside a block comment; then white space. NULL
+ * when the line starts no comment. */
+static const char *comment_body(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if (end - p >= 2 && p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
+    char mark = p[1];
+    p += 2;
+    while (p < end && *p == mark) p++;
+  } else if (p < end && *p == '*') {
+    p++;
+  } else {
+    return NULL;
+  }
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  return p;
+}
+
+/* A run of at least `k` of `mark` in [p, end). */
+static int has_run(const char *p, const char *end, char mark, size_t k) {
+  size_t run = 0;
+  for (; p < end; p++) {
+    run = *p == mark ? run + 1 : 0;
+    if (run >= k) return 1;
+  }
+  return 0;
+}
+
+/* A rule: a comment line of nothing but '=' or '-' (three at least) or '*' (five), such as
+ * "// =====", the same after a block comment's opening, " * -----" inside one, or a line of
+ * stars. */
+static int rule_line(const char *line, const char *end) {
+  if (comment_body(line, end) == NULL) return 0;
+  for (const char *p = line; p < end; p++) {
+    if (strchr(" \t\r/*=-", *p) == NULL) return 0;
+  }
+  return has_run(line, end, '=', 3) || has_run(line, end, '-', 3) || has_run(line, end, '*', 5);
+}
+
+/* The id of a banner line, lower-cased into `id` (its length; 0: no banner). The forms the
+ * labs write and their variants: "// Step 5: title", "// Step 5 (bonus): title", the same in
+ * a block comment (on its opening line, or " * STEP 6 - title" inside it, or one line that
+ * also closes it), with any spacing and case. The id is a number and
+ * at most two letters; after it (and a parenthesis) comes ':', '.', a dash and a space, or
+ * the end of the comment, so "// Steps 5-6" and "// Step 1's kernel" are no banners. */
+static size_t banner_id(const char *line, const char *end, char *id, size_t cap) {
+  const char *p = comment_body(line, end);
+  if (p == NULL || end - p < 5 || strncasecmp(p, "step", 4) != 0 || (p[4] != ' ' && p[4] != '\t'))
+    return 0;
+  p += 4;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  size_t n = 0;
+  while (p < end && isdigit((unsigned char)*p) && n + 1 < cap) id[n++] = *p++;
+  size_t digits = n;
+  while (p < end && isalpha((unsigned char)*p) && n + 1 < cap && n - digits < 2)
+    id[n++] = (char)tolower((unsigned char)*p++);
+  if (digits == 0 || (p < end && (isalnum((unsigned char)*p) || *p == '_'))) return 0;
+  id[n] = '\0';
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if (p < end && *p == '(') {
+    const char *close = memchr(p, ')', (size_t)(end - p));
+    if (close == NULL) return 0;
+    p = close + 1;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+  }
+  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) end--;
+  if (p == end || *p == ':' || *p == '.' || (end - p >= 2 && strncmp(p, "*/", 2) == 0)) return n;
+  /* A dash: '-', '--', or an en or em dash in UTF-8, then a space. */
+  const char *after = NULL;
+  if (*p == '-') after = p[1] == '-' ? p + 2 : p + 1;
+  else if (end - p >= 3 && (strncmp(p, "\xe2\x80\x93", 3) == 0 || strncmp(p, "\xe2\x80\x94", 3) == 0)) after = p + 3;
+  return after && (after == end || *after == ' ' || *after == '\t') ? n : 0;
+}
+
 void step_map_build(step_map *map, const char *text) {
   memset(map, 0, sizeof *map);
   sl_init(&map->ids);
@@ -468,19 +543,17 @@ void step_map_build(step_map *map, const char *text) {
   map->n_lines = lines;
   map->step_of_line = xcalloc(lines + 2, sizeof *map->step_of_line);
   const char *current = NULL;
-  int previous_rule = 0;
+  int previous_rule = 0; /* the last line that was not blank is a rule */
   size_t number = 1;
   for (const char *line = text; line;) {
     const char *eol = strchr(line, '\n');
-    size_t n = eol ? (size_t)(eol - line) : strlen(line);
-    if (previous_rule && n > 8 && strncmp(line, "// Step ", 8) == 0) {
-      size_t id = strspn(line + 8, "0123456789abcdefghijklmnopqrstuvwxyz");
-      if (id > 0 && isdigit((unsigned char)line[8]) && line[8 + id] == ':') {
-        sl_push_owned(&map->ids, xstrndup(line + 8, id));
-        current = map->ids.items[map->ids.count - 1];
-      }
+    const char *end = eol ? eol : line + strlen(line);
+    char id[16];
+    if (previous_rule && banner_id(line, end, id, sizeof id) > 0) {
+      sl_push(&map->ids, id);
+      current = map->ids.items[map->ids.count - 1];
     }
-    previous_rule = n >= 6 && strncmp(line, "// ===", 6) == 0;
+    if (line + strspn(line, " \t\r") < end) previous_rule = rule_line(line, end);
     map->step_of_line[number++] = (char *)current;
     line = eol ? eol + 1 : NULL;
   }
@@ -1216,19 +1289,35 @@ static int item_in_step(const rubric_item *item, const char *step) {
   return strncmp(item->id, step, n) == 0 && item->id[n] == '-';
 }
 
+/* Each step the finding lies in has an item in the lab. */
+static int steps_have_items(const lab_result *lab, const audit_finding *f) {
+  for (size_t s = 0; s < f->steps.count; s++) {
+    int has = 0;
+    for (size_t k = 0; k < lab->n_items && !has; k++) {
+      const rubric_item *item = lab->items[k].item;
+      has = item->kind == ITEM_STEP && item_in_step(item, f->steps.items[s]);
+    }
+    if (!has) return 0;
+  }
+  return 1;
+}
+
 void audit_apply(const audit_config *cfg, lab_result *lab) {
   const audit_result *res = &lab->audit;
   if (cfg->cost == 0 || res->count == 0) return;
   char *hit = xcalloc(lab->n_items + 1, 1); /* items already charged by an earlier finding */
   for (size_t i = 0; i < res->count; i++) {
     const audit_finding *f = &res->findings[i];
+    /* Banners are the student's text: a step the rubric has no item for (a banner renamed)
+     * would cost nothing, so its findings count for every step. */
+    int every_step = f->every_step || !steps_have_items(lab, f);
     char *lose = xcalloc(lab->n_items + 1, 1);
     for (size_t k = 0; k < lab->n_items; k++) {
       const rubric_item *item = lab->items[k].item;
       int step = item->kind == ITEM_STEP;
       lose[k] = (cfg->cost & AUDIT_COST_LAB) || (!step && (cfg->cost & AUDIT_COST_PERF));
       if (step && (cfg->cost & AUDIT_COST_STEP)) {
-        if (f->every_step) lose[k] = 1;
+        if (every_step) lose[k] = 1;
         for (size_t s = 0; s < f->steps.count && !lose[k]; s++) lose[k] = item_in_step(item, f->steps.items[s]);
       }
     }
@@ -1242,6 +1331,11 @@ void audit_apply(const audit_config *cfg, lab_result *lab) {
       sb_printf(&ids, "%s%s", n == 1 ? "" : n == total ? " and " : ", ", lab->items[k].item->id);
     }
     char *text = audit_finding_text(f);
+    if (every_step && !f->every_step) {
+      char *more = xasprintf("%s (a step with no item in the lab: it counts for every step)", text);
+      free(text);
+      text = more;
+    }
     char *reason = xasprintf("%s: %s earn%s nothing", text, ids.data, total == 1 ? "s" : "");
     for (size_t k = 0; k < lab->n_items; k++) {
       if (!lose[k]) continue;

@@ -79,8 +79,9 @@ void audit_lab(const audit_config *cfg, const char *build_dir, const char *sourc
 /* "forbidden symbol exit in labs/scan/scan.cu line 12 (step 2)". */
 char *audit_finding_text(const audit_finding *f);
 
-/* The step of each line of a source text: the id of the last "// Step <id>:" banner (the line
- * after a "// ===" rule) at or above it, or NULL above the first. For tests and the audit. */
+/* The step of each line of a source text: the id of the last banner at or above it ("// Step
+ * <id>:", "// Step <id> (bonus):" and their variants, on the comment line below a "// ===" rule;
+ * the id lower-cased), or NULL above the first. For tests and the audit. */
 typedef struct step_map {
   char **step_of_line; /* index: line number (1-based); entries point into `ids` */
   size_t n_lines;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -257,6 +258,124 @@ TEST(GraderAudit, StepBannersNeedTheRuleAbove) {
   step_map_free(&map);
 }
 
+// Every form of banner the labs write, and the variants a student's editor may leave: each
+// line below a rule starts the step it names.
+TEST(GraderAudit, StepBannersInEveryForm) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"// Step 2: one launch per layer", "2"},
+      {"// Step 5 (bonus): windows of the network, fewer passes", "5"},
+      {"// Step 6: prefetch a part of a wave ahead (a bonus)", "6"},
+      {"// Step 4a: parallel enqueue, one atomic per element", "4a"},
+      {"/* Step 5: */", "5"},
+      {"/* Step 5 (bonus): windows */", "5"},
+      {"/* Step 5 (bonus) */", "5"},
+      {" * Step 7: inside a block comment", "7"},
+      {"//Step 3:no spaces", "3"},
+      {"///   Step   3   :   more spaces", "3"},
+      {"\t//\tStep\t3\t(\tbonus\t)\t:\ttabs", "3"},
+      {"// STEP 5 (BONUS): shouting", "5"},
+      {"// step 4B: lower case, the id lower-cased", "4b"},
+      {"// Step 8", "8"},
+      {"// Step 8 - a dash", "8"},
+      {"// Step 8 -- two dashes", "8"},
+      {"// Step 8 \xe2\x80\x94 an em dash", "8"},
+      {"// Step 8. a full stop", "8"},
+      {"// Step 8:\r", "8"},
+  };
+  const char *const rules[] = {"// ======", "//=====", "/* ===== */", " * =====", "// ------",
+                               "/*************/", "// ====\r"};
+  for (const auto &c : cases) {
+    for (const char *rule : rules) {
+      std::string text = std::string("int before;\n") + rule + "\n" + c.first + "\nint in_step;\n";
+      step_map map;
+      step_map_build(&map, text.c_str());
+      EXPECT_EQ(step_map_lookup(&map, 1), nullptr) << text;
+      EXPECT_STREQ(step_map_lookup(&map, 3), c.second) << text;
+      EXPECT_STREQ(step_map_lookup(&map, 4), c.second) << text;
+      step_map_free(&map);
+    }
+  }
+  // A blank line between the rule and the banner; a banner in a block comment of its own.
+  step_map map;
+  step_map_build(&map,
+                 "// =====\n"                       // 1
+                 "\n"                               // 2
+                 "// Step 2: after a blank line\n"  // 3
+                 "int a;\n"                         // 4
+                 "/* ===========\n"                 // 5
+                 " * Step 3 (bonus): boxed\n"       // 6
+                 " * =========== */\n"              // 7
+                 "int b;\n");                       // 8
+  EXPECT_STREQ(step_map_lookup(&map, 4), "2");
+  EXPECT_STREQ(step_map_lookup(&map, 8), "3");
+  step_map_free(&map);
+  // Not banners, even below a rule: the word alone, a range, a possessive, prose after the id,
+  // a step with no number, a longer word.
+  for (const char *line : {"// Steps 5-6: two at once", "// Step 5-6: a range", "// Step 1's kernel:",
+                           "// Step 6 (below) turns on two things", "// Step: none",
+                           "// Stepping 5: no", "// Step 5x7: no", "// Step 5bonus: no",
+                           "int Step = 5; // Step 5: code first"}) {
+    std::string text = std::string("// =====\n") + line + "\nint x;\n";
+    step_map_build(&map, text.c_str());
+    EXPECT_EQ(step_map_lookup(&map, 3), nullptr) << line;
+    step_map_free(&map);
+  }
+}
+
+// The course's own exercise files, stubs and solutions: every banner is read, in order, and
+// each step's function (`gl_status reduce_step3(`, `compact_step4_atomic(`) lies in its step.
+TEST(GraderAudit, TheCoursesBannersAreReadToTheirSteps) {
+  const std::string course = std::string(GRADER_TEST_DATA) + "/../../..";
+  const std::pair<const char *, const char *> labs[] = {
+      {"bitonic_sort", "2 3 4 5"},       {"compaction", "2 3 4a 4b 4c 5 6"},
+      {"ode", "1 2 3 4 5"},              {"radix_sort", "2 3 4 5"},
+      {"reduction", "1 2 3 4 5 6 7 8"},  {"scan", "2 3 4 5 6 7 8"},
+  };
+  const std::regex function(R"(^\s*(static\s+)?gl_status\s+\w+_step(\d+)\w*\s*\()");
+  const std::regex loose(R"(^\s*(//|/\*|\*)\s*step\s+\d)", std::regex::icase);
+  size_t files = 0;
+  for (const auto &lab : labs) {
+    for (const char *impl : {"labs", "solutions"}) {
+      std::string path = course + "/" + impl + "/" + lab.first + "/" + lab.first + ".cu";
+      if (!Exists(path)) {
+        EXPECT_STREQ(impl, "solutions") << path << ": the stubs are in every copy of the course";
+        continue;  // the student release has no solutions
+      }
+      files++;
+      std::string text = ReadText(path);
+      step_map map;
+      step_map_build(&map, text.c_str());
+      std::string ids;
+      for (size_t i = 0; i < map.ids.count; i++) ids += std::string(i ? " " : "") + map.ids.items[i];
+      EXPECT_EQ(ids, lab.second) << path;
+      std::istringstream lines(text);
+      std::string line, previous;
+      int number = 0, functions = 0;
+      while (std::getline(lines, line)) {
+        number++;
+        const char *step = step_map_lookup(&map, number);
+        std::smatch m;
+        if (std::regex_search(line, m, function)) {
+          functions++;
+          ASSERT_NE(step, nullptr) << path << ":" << number << ": " << line;
+          EXPECT_EQ(std::string(step).rfind(m[2].str(), 0), 0u)
+              << path << ":" << number << " lies in step " << step << ": " << line;
+        }
+        // A line below a rule that looks like a banner is one, read to its own step.
+        if (std::regex_search(line, loose) && previous.find("// ===") == 0) {
+          ASSERT_NE(step, nullptr) << path << ":" << number << ": " << line;
+          EXPECT_NE(line.find(std::string(" ") + step), std::string::npos)
+              << path << ":" << number << " read as step " << step << ": " << line;
+        }
+        if (line.find_first_not_of(" \t\r") != std::string::npos) previous = line;
+      }
+      EXPECT_GE(functions, 4) << path;
+      step_map_free(&map);
+    }
+  }
+  EXPECT_GE(files, 6u);
+}
+
 TEST(GraderAudit, ShortNamesDropWhatAReportNeedsNot) {
   const std::pair<const char *, const char *> cases[] = {
       {"cudaError cub::CUB_300001_SM_900::DeviceReduce::Sum<int*, long*, int>(void*, unsigned "
@@ -349,6 +468,30 @@ TEST_F(AuditTest, ARubricForbidsMoreAndWithoutLinesEveryStepCounts) {
   EXPECT_TRUE(Has(found, "forbidden symbol _exit in hostile.cpp (line unknown: it counts for "
                          "every step)"))
       << Joined(found);
+}
+
+// The red team's bitonic sort: its bonus step 5 called CUB's merge sort, and the audit read
+// "// Step 5 (bonus):" as part of step 4, so step 4 paid and step 5 kept its points.
+TEST_F(AuditTest, ABonusStepPaysForItsOwnFindings) {
+  const char *source =
+      "namespace cub { struct DeviceMergeSort { static int SortKeys(unsigned *keys, int n); }; }\n"
+      "// =============================================================================================\n"
+      "// Step 4: registers, shuffles, and several strides per pass\n"
+      "// =============================================================================================\n"
+      "int bitonic_step4(unsigned *keys, int n) { return keys[0] + n; }\n"
+      "// =============================================================================================\n"
+      "// Step 5 (bonus): windows of the network, fewer passes\n"
+      "// =============================================================================================\n"
+      "int bitonic_step5(unsigned *keys, int n) {\n"
+      "  return cub::DeviceMergeSort::SortKeys(keys, n);\n"
+      "}\n";
+  ASSERT_EQ(Compile(kCxx, "bitonic_sort.cpp", source, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("bitonic_sort.cpp");
+  ASSERT_EQ(found.size(), 1u) << Joined(found);
+  EXPECT_EQ(found[0], "forbidden symbol cub::DeviceMergeSort::SortKeys in bitonic_sort.cpp line 10 "
+                      "(step 5)");
+  EXPECT_EQ(Joined(Audit("bitonic_sort.cpp", "audit allow cub::* step=5\n")), "");
+  EXPECT_NE(Joined(Audit("bitonic_sort.cpp", "audit allow cub::* step=4\n")), "");
 }
 
 TEST_F(AuditTest, ALineDirectiveCannotHideCodeInAHeader) {
@@ -516,6 +659,66 @@ TEST(GraderAudit, AFindingCostsItsStepsAndThePerformanceItems) {
       sl_free(&lines);
     } else {
       EXPECT_EQ(lost, "8-warp-shuffle 8-operators ");
+    }
+    report_free(&report);
+  }
+}
+
+// A banner is the student's text: renamed ("// Step 55:"), the findings below it would cost no
+// step at all. A step the rubric has no item for counts for every step.
+TEST(GraderAudit, AStepWithNoItemCountsForEveryStep) {
+  for (const char *steps : {"55", "8 55", "8"}) {
+    grade_report report;
+    report_init(&report);
+    lab_result *lab = report_add_lab(&report, "reduction");
+    strbuf errors;
+    sb_init(&errors);
+    ASSERT_EQ(rubric_parse(&lab->rubric,
+                           "files labs/reduction/reduction.cu\n"
+                           "step 1-first 10 S1.*\n"
+                           "step 8-warp-shuffle 12 S8.*\n"
+                           "step n-near-2^32 8 SN.*\n"
+                           "perf final-vs-cub 20 P.* metric=m target=0.9 floor=0.5\n",
+                           "reduction.rubric", &errors),
+              0)
+        << errors.data;
+    sb_free(&errors);
+    lab->n_items = lab->rubric.n_items;
+    lab->items = static_cast<item_result *>(xcalloc(lab->n_items, sizeof(item_result)));
+    for (size_t i = 0; i < lab->n_items; i++) {
+      lab->items[i].item = &lab->rubric.items[i];
+      lab->items[i].state = ITEM_PASSED;
+      lab->items[i].score = lab->rubric.items[i].points;
+    }
+    audit_finding f;
+    memset(&f, 0, sizeof f);
+    f.name = xstrdup("exit");
+    f.what = xstrdup("forbidden symbol exit");
+    f.file = xstrdup("labs/reduction/reduction.cu");
+    sl_init(&f.steps);
+    std::istringstream ids(steps);
+    std::string id;
+    while (ids >> id) {
+      f.lines[f.n_lines] = 400 + static_cast<int>(f.n_lines);
+      f.n_lines++;
+      sl_push(&f.steps, id.c_str());
+    }
+    lab->audit.findings = static_cast<audit_finding *>(xcalloc(1, sizeof f));
+    lab->audit.findings[0] = f;
+    lab->audit.count = 1;
+    audit_apply(&lab->rubric.audit, lab);
+    std::string lost;
+    for (size_t i = 0; i < lab->n_items; i++) {
+      if (lab->items[i].state == ITEM_FAILED) lost += std::string(lab->items[i].item->id) + " ";
+    }
+    if (std::string(steps) == "8") {
+      EXPECT_EQ(lost, "8-warp-shuffle final-vs-cub ");
+    } else {
+      EXPECT_EQ(lost, "1-first 8-warp-shuffle n-near-2^32 final-vs-cub ") << steps;
+      EXPECT_NE(std::string(lab->items[0].reason).find("(a step with no item in the lab: it counts "
+                                                      "for every step): 1-first, "),
+                std::string::npos)
+          << lab->items[0].reason;
     }
     report_free(&report);
   }
