@@ -43,8 +43,9 @@ const char *const audit_default_forbid[] = {
     "pthread_create", "thrd_create", "std::thread::*", "std::jthread::*", "signal", "sigaction",
     "sigset", "bsd_signal", "sysv_signal", "alarm", "ualarm", "setitimer", "timer_create",
     /* code that runs before main or after it; inline assembly; #line, which would make code
-     * of the student's look like a header's to the line tables */
-    "constructor", "asm", "line-directive", NULL};
+     * of the student's look like a header's to the line tables; an #include of a macro, which
+     * hides the header it names from the text */
+    "constructor", "asm", "line-directive", "include-macro", NULL};
 
 /* ---- the rubric's audit lines ---- */
 
@@ -133,22 +134,79 @@ int audit_parse_line(audit_config *cfg, const strlist *w, const char *where, str
   return 0;
 }
 
+static int ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
+
+/* A pattern of one alternative that starts with a namespace: "cub::*", "std::filesystem::*". */
+static int namespace_pattern(const char *p, size_t n) {
+  size_t id = 0;
+  while (id < n && ident_char(p[id])) id++;
+  return id > 0 && id + 2 <= n && p[id] == ':' && p[id + 1] == ':';
+}
+
+/* The qualified name that starts at `p`: names, "::" and template arguments ("cub::Sum<int*>"),
+ * up to what ends it at the outer level (a parameter list, a comma, a space). */
+static size_t qualified_length(const char *p) {
+  size_t n = 0;
+  int depth = 0;
+  for (; p[n]; n++) {
+    char ch = p[n];
+    if (ch == '<' || (ch == '(' && depth > 0)) depth++;
+    else if ((ch == '>' || ch == ')') && depth > 0) depth--;
+    else if (depth == 0 && !ident_char(ch) && ch != ':') break;
+  }
+  return n;
+}
+
+/* A namespace pattern matched at every place its namespace begins a qualified name inside the
+ * demangled name: wrapped in another namespace (CUB_WRAPPED_NAMESPACE gives
+ * "mywrap::cub::DeviceScan::..."), in template arguments, in parameter types; never inside a
+ * longer name ("mycub::", "scrub::"). Each place is matched as it is and without its versioned
+ * namespaces, as a whole name is. */
+static int nested_match(const char *pattern, const char *full) {
+  size_t ns = strcspn(pattern, ":") + 2; /* "cub::" */
+  int hit = 0;
+  for (const char *p = full; !hit && *p; p++) {
+    if (strncmp(p, pattern, ns) != 0 || (p > full && ident_char(p[-1]))) continue;
+    char *name = xstrndup(p, qualified_length(p));
+    char *brief = audit_short_name(name);
+    hit = pattern_match(pattern, name) || pattern_match(pattern, brief);
+    free(brief);
+    free(name);
+  }
+  return hit;
+}
+
+/* Whether `pattern` matches a symbol: its short name, its whole demangled name, or, for an
+ * alternative that starts with a namespace, that namespace anywhere in the name. */
+static int name_match(const char *pattern, const char *full, const char *brief) {
+  if (pattern_match(pattern, brief) || pattern_match(pattern, full)) return 1;
+  for (const char *alt = pattern;;) {
+    const char *bar = strchr(alt, '|');
+    size_t n = bar ? (size_t)(bar - alt) : strlen(alt);
+    if (namespace_pattern(alt, n)) {
+      char *one = xstrndup(alt, n);
+      int hit = nested_match(one, full);
+      free(one);
+      if (hit) return 1;
+    }
+    if (bar == NULL) return 0;
+    alt = bar + 1;
+  }
+}
+
 /* The forbidding pattern `name` (or its short form) matches, or NULL; NULL too when an allow
  * line without a step allows it. */
 static const char *forbidding_pattern(const audit_config *cfg, const char *name, const char *brief) {
   const char *hit = NULL;
   for (size_t i = 0; audit_default_forbid[i] && !hit; i++) {
-    if (pattern_match(audit_default_forbid[i], brief) || pattern_match(audit_default_forbid[i], name))
-      hit = audit_default_forbid[i];
+    if (name_match(audit_default_forbid[i], name, brief)) hit = audit_default_forbid[i];
   }
   for (size_t i = 0; i < cfg->forbid.count && !hit; i++) {
-    if (pattern_match(cfg->forbid.items[i], brief) || pattern_match(cfg->forbid.items[i], name))
-      hit = cfg->forbid.items[i];
+    if (name_match(cfg->forbid.items[i], name, brief)) hit = cfg->forbid.items[i];
   }
   for (size_t i = 0; hit && i < cfg->n_allow; i++) {
     const audit_allow *a = &cfg->allow[i];
-    if (a->step == NULL && (pattern_match(a->pattern, brief) || pattern_match(a->pattern, name)))
-      hit = NULL;
+    if (a->step == NULL && name_match(a->pattern, name, brief)) hit = NULL;
   }
   return hit;
 }
@@ -163,7 +221,7 @@ static int allowed_in_steps(const audit_config *cfg, const audit_finding *f) {
     for (size_t i = 0; i < cfg->n_allow && !allowed; i++) {
       const audit_allow *a = &cfg->allow[i];
       allowed = a->step && strcmp(a->step, f->steps.items[s]) == 0 &&
-                (pattern_match(a->pattern, brief) || pattern_match(a->pattern, f->name));
+                name_match(a->pattern, f->name, brief);
     }
     if (!allowed) ok = 0;
   }
@@ -570,6 +628,26 @@ void step_map_free(step_map *map) {
   memset(map, 0, sizeof *map);
 }
 
+/* At `p`, just past an identifier [begin, p): when that is a raw string's prefix (R, LR, uR,
+ * UR, u8R) and a quote follows, the end of the literal R"delim(...)delim" (past its closing
+ * quote, or the text's end); else NULL. Its insides may hold quotes and comment marks. */
+static const char *raw_string_end(const char *begin, const char *p) {
+  size_t n = (size_t)(p - begin);
+  if (*p != '"' || n == 0 || n > 3 || begin[n - 1] != 'R') return NULL;
+  if (n == 2 && strchr("LuU", begin[0]) == NULL) return NULL;
+  if (n == 3 && strncmp(begin, "u8", 2) != 0) return NULL;
+  const char *open = p + 1;
+  size_t delim = strcspn(open, "( )\\\t\n\"");
+  if (open[delim] != '(' || delim > 16) return NULL;
+  char close[20];
+  close[0] = ')';
+  memcpy(close + 1, open, delim);
+  close[delim + 1] = '"';
+  close[delim + 2] = '\0';
+  const char *end = strstr(open + delim + 1, close);
+  return end ? end + delim + 2 : open + strlen(open);
+}
+
 /* The text with comments and the insides of string and character literals turned to spaces
  * (line breaks kept), so only code is searched. */
 static char *code_only(const char *text) {
@@ -599,13 +677,133 @@ static char *code_only(const char *text) {
     } else if (isalnum((unsigned char)*p) || *p == '_') {
       /* A number may hold digit separators (1'000'000); an identifier may prefix a literal. */
       int number = isdigit((unsigned char)*p);
+      char *begin = p;
       while (isalnum((unsigned char)*p) || *p == '_' || (number && *p == '\'' && isalnum((unsigned char)p[1])))
         p++;
+      const char *raw = raw_string_end(begin, p);
+      if (raw) {
+        /* A raw string: its insides, between the quotes, go. */
+        for (p++; p < raw - 1; p++) {
+          if (*p != '\n') *p = ' ';
+        }
+        p = (char *)raw;
+      }
     } else {
       p++;
     }
   }
   return out;
+}
+
+/* ---- the preprocessor's directives ---- */
+
+typedef struct directive {
+  int line;       /* the line of the source it starts on */
+  char *name;     /* "include", "line", ...; "" for a line marker ("# 12 \"file\"") */
+  char *argument; /* the rest of it, white space trimmed */
+} directive;
+
+static void directives_free(directive *d, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(d[i].name);
+    free(d[i].argument);
+  }
+  free(d);
+}
+
+/* The text as the preprocessor sees it before directives: backslash-newlines spliced, then
+ * each comment turned to one space (so a block comment may join two lines into one
+ * directive), literals kept, a raw string's line breaks turned to spaces (no directive starts
+ * inside it). `line_of` gets the source line of each character. */
+static char *preprocessed_text(const char *text, int **line_of) {
+  size_t n = strlen(text);
+  char *spliced = xmalloc(n + 1);
+  int *spliced_line = xmalloc((n + 1) * sizeof *spliced_line);
+  size_t m = 0;
+  int line = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == '\\' && (text[i + 1] == '\n' || (text[i + 1] == '\r' && text[i + 2] == '\n'))) {
+      i += text[i + 1] == '\n' ? 1 : 2;
+      line++;
+      continue;
+    }
+    spliced[m] = text[i];
+    spliced_line[m++] = line;
+    line += text[i] == '\n';
+  }
+  spliced[m] = '\0';
+  spliced_line[m] = line;
+  char *out = xmalloc(m + 1);
+  int *lines = xmalloc((m + 1) * sizeof *lines);
+  size_t k = 0;
+  for (size_t i = 0; i < m;) {
+    const char *p = spliced + i;
+    size_t length = 1;
+    char as = *p;
+    if (p[0] == '/' && p[1] == '/') {
+      length = strcspn(p, "\n");
+      as = ' ';
+    } else if (p[0] == '/' && p[1] == '*') {
+      const char *close = strstr(p + 2, "*/");
+      length = close ? (size_t)(close + 2 - p) : strlen(p);
+      as = ' ';
+    } else if (*p == '"' || *p == '\'') {
+      while (p[length] && p[length] != *p && p[length] != '\n') length += p[length] == '\\' && p[length + 1] ? 2 : 1;
+      length += p[length] == *p;
+    } else if (ident_char(*p)) {
+      int number = isdigit((unsigned char)*p);
+      while (ident_char(p[length]) || (number && p[length] == '\'' && isalnum((unsigned char)p[length + 1])))
+        length++;
+      const char *raw = raw_string_end(p, p + length);
+      if (raw) length = (size_t)(raw - p);
+    }
+    if (as == ' ') {
+      out[k] = ' ';
+      lines[k++] = spliced_line[i];
+    } else {
+      for (size_t j = 0; j < length; j++) {
+        out[k] = p[j] == '\n' && length > 1 ? ' ' : p[j];
+        lines[k++] = spliced_line[i + j];
+      }
+    }
+    i += length;
+  }
+  out[k] = '\0';
+  lines[k] = spliced_line[m];
+  free(spliced);
+  free(spliced_line);
+  *line_of = lines;
+  return out;
+}
+
+/* The directives of a source text: a line whose first token is '#' (or its digraph "%:"). */
+static size_t read_directives(const char *text, directive **out) {
+  int *line_of = NULL;
+  char *t = preprocessed_text(text, &line_of);
+  size_t count = 0;
+  *out = NULL;
+  for (char *line = t; line && *line;) {
+    char *eol = strchr(line, '\n');
+    if (eol) *eol = '\0';
+    char *p = line + strspn(line, " \t\r\f\v");
+    size_t mark = *p == '#' ? 1 : strncmp(p, "%:", 2) == 0 ? 2 : 0;
+    if (mark > 0) {
+      int at = line_of[p - t];
+      p += mark;
+      p += strspn(p, " \t\r\f\v");
+      size_t name = 0;
+      while (ident_char(p[name]) && !isdigit((unsigned char)p[0])) name++;
+      char *argument = p + name + strspn(p + name, " \t\r\f\v");
+      size_t length = strlen(argument);
+      while (length > 0 && isspace((unsigned char)argument[length - 1])) length--;
+      *out = xrealloc(*out, (count + 1) * sizeof **out);
+      (*out)[count++] = (directive){at, xstrndup(p, name), xstrndup(argument, length)};
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+  free(t);
+  free(line_of);
+  return count;
 }
 
 /* ---- one audit ---- */
@@ -615,6 +813,8 @@ typedef struct audit_ctx {
   const char *object, *source, *compiled, *display;
   char *source_real;
   char *code; /* code_only(source text) */
+  directive *directives; /* the source's preprocessor directives */
+  size_t n_directives;
   elf_obj elf;
   step_map steps;
   audit_result *res;
@@ -713,6 +913,16 @@ static void finding_free(audit_finding *f) {
   memset(f, 0, sizeof *f);
 }
 
+/* Whether `pattern` matches the short name of the symbol `full`, as it is or at a level of it:
+ * "mywrap::cub::DeviceScan::ExclusiveSum", not a function with a CUB type among its template
+ * arguments. */
+static int direct_match(const char *pattern, const char *full) {
+  char *brief = audit_short_name(full);
+  int hit = name_match(pattern, brief, brief);
+  free(brief);
+  return hit;
+}
+
 /* Keeps a finding the rubric does not allow; frees it otherwise. The symbols one pattern
  * forbids in one file are one finding, named by its shortest name ("forbidden symbol
  * cub::DeviceReduce::Sum (and 8 more matching cub::*)"), with all their lines. */
@@ -727,7 +937,10 @@ static void finding_keep(audit_ctx *c, audit_finding *f, const char *pattern) {
     audit_finding *g = &res->findings[i];
     if (!g->pattern || strcmp(g->pattern, pattern) != 0 || strcmp(g->file, f->file) != 0) continue;
     g->more++;
-    if (strlen(f->what) < strlen(g->what)) {
+    /* The finding is named by its shortest symbol that names the pattern itself (not only in
+     * template arguments). */
+    int f_direct = direct_match(pattern, f->name), g_direct = direct_match(pattern, g->name);
+    if (f_direct > g_direct || (f_direct == g_direct && strlen(f->what) < strlen(g->what))) {
       char *swap = g->what;
       g->what = f->what;
       f->what = swap;
@@ -937,12 +1150,24 @@ static void audit_symbols(audit_ctx *c) {
         finding_add_line(c, &f, site_line_in(c, y->shndx, y->value, &elsewhere));
       unused = f.n_lines == 0 && (elsewhere || y->type != STT_FUNC);
     }
-    /* A library's symbol that no line reaches: the lines where the code names the library. */
+    /* A library's symbol that no line reaches: the lines where the code names the library,
+     * the namespace the pattern names ("cub" in "mywrap::cub::..."; not "mywrap", which a
+     * #define above the steps names), else the symbol's outer namespace. */
     const char *colons = strstr(y->brief, "::");
     if (f.n_lines == 0 && colons && count.stubs == 0) {
-      char *ns = xstrndup(y->brief, (size_t)(colons - y->brief));
-      text_lines(c, &f, ns, 0);
-      free(ns);
+      int named = 0;
+      for (const char *alt = pattern; alt; alt = strchr(alt, '|') ? strchr(alt, '|') + 1 : NULL) {
+        if (!namespace_pattern(alt, strcspn(alt, "|"))) continue;
+        char *ns = xstrndup(alt, strcspn(alt, ":"));
+        text_lines(c, &f, ns, 0);
+        free(ns);
+        named = 1;
+      }
+      if (!named) {
+        char *ns = xstrndup(y->brief, (size_t)(colons - y->brief));
+        text_lines(c, &f, ns, 0);
+        free(ns);
+      }
       if (f.n_lines > 0) unused = 0;
     }
     if (unused) {
@@ -1082,56 +1307,94 @@ static void audit_line_directives(audit_ctx *c) {
   if (forbidding_pattern(c->cfg, "line-directive", "line-directive") == NULL) return;
   audit_finding f;
   finding_start(c, &f, "line-directive", xstrdup("a #line directive"));
-  int line = 1, start = 1;
-  for (const char *p = c->code; *p; p++) {
-    if (*p == '\n') {
-      line++;
-      start = 1;
-    } else if (start && *p == '#') {
-      const char *q = p + 1;
-      while (*q == ' ' || *q == '\t') q++;
-      if (strncmp(q, "line", 4) == 0 || isdigit((unsigned char)*q)) finding_add_line(c, &f, line);
-      start = 0;
-    } else if (!isspace((unsigned char)*p)) {
-      start = 0;
-    }
+  for (size_t i = 0; i < c->n_directives; i++) {
+    const directive *d = &c->directives[i];
+    if (strcmp(d->name, "line") == 0 || (d->name[0] == '\0' && isdigit((unsigned char)d->argument[0])))
+      finding_add_line(c, &f, d->line);
   }
   if (f.n_lines > 0) finding_keep(c, &f, NULL);
   else finding_free(&f);
 }
 
-/* Headers that bring a library: the compiler's dependency file beside the object (written by
- * the Makefile generators; Ninja keeps its own and removes it) lists every header included,
- * however the #include was spelled. Device code that uses CUB leaves no host symbol. */
+static int include_directive(const directive *d) {
+  return strcmp(d->name, "include") == 0 || strcmp(d->name, "include_next") == 0 ||
+         strcmp(d->name, "import") == 0;
+}
+
+/* An #include whose argument is a macro can name any header, a library's too, where the text
+ * does not show it. */
+static void audit_include_macros(audit_ctx *c) {
+  if (forbidding_pattern(c->cfg, "include-macro", "include-macro") == NULL) return;
+  for (size_t i = 0; i < c->n_directives; i++) {
+    const directive *d = &c->directives[i];
+    if (!include_directive(d) || d->argument[0] == '<' || d->argument[0] == '"') continue;
+    audit_finding f;
+    finding_start(c, &f, "include-macro",
+                  xasprintf("an #include of a macro, %s (it can name any header, a library's too)",
+                            d->argument));
+    finding_add_line(c, &f, d->line);
+    finding_keep(c, &f, NULL);
+  }
+}
+
+/* The header an #include names ("cub/cub.cuh"), or NULL for one that names a macro. */
+static char *included_header(const directive *d) {
+  char close = d->argument[0] == '<' ? '>' : d->argument[0] == '"' ? '"' : '\0';
+  if (close == '\0') return NULL;
+  const char *end = strchr(d->argument + 1, close);
+  return xstrndup(d->argument + 1, end ? (size_t)(end - d->argument - 1) : strlen(d->argument + 1));
+}
+
+/* Libraries in place of the exercise, as their headers show them: a folder of the path, or the
+ * start of the file's name (cublas_v2.h). */
+static const struct {
+  const char *dir, *ns, *token;
+  int prefix;
+} libraries[] = {{"/cub/", "cub::", "cub", 0},
+                 {"/thrust/", "thrust::", "thrust", 0},
+                 {"/cutlass/", "cutlass::", "cutlass", 0},
+                 {"/cute/", "cute::", "cute", 0},
+                 {"/cublas", "cublas", "cublas", 1}};
+enum { N_LIBRARIES = sizeof libraries / sizeof libraries[0] };
+
+/* Headers that bring a library, from two sources: the #include lines of the student's text,
+ * and the compiler's dependency file beside the object (written by the Makefile generators;
+ * Ninja keeps its own and removes it), which lists every header included however the
+ * #include was spelled. Device code that uses CUB leaves no host symbol. A finding lies on
+ * the lines that name the library, else on the lines that include it. */
 static void audit_headers(audit_ctx *c) {
-  static const struct {
-    const char *dir, *ns, *token;
-    int prefix;
-  } libs[] = {{"/cub/", "cub::", "cub", 0},
-              {"/thrust/", "thrust::", "thrust", 0},
-              {"/cutlass/", "cutlass::", "cutlass", 0},
-              {"/cute/", "cute::", "cute", 0},
-              {"/cublas", "cublas", "cublas", 1}};
-  enum { N = sizeof libs / sizeof libs[0] };
   char *path = xasprintf("%s.d", c->object);
   char *deps = read_file(path, NULL);
   free(path);
-  if (deps == NULL) return;
-  audit_finding found[N];
-  int have[N] = {0}, named = 0;
-  for (size_t l = 0; l < N; l++) {
-    const char *hit = strstr(deps, libs[l].dir);
-    if (hit == NULL || forbidding_pattern(c->cfg, libs[l].ns, libs[l].ns) == NULL) continue;
-    char *header = xstrndup(hit + 1, strcspn(hit + 1, " \t\n\\:"));
-    finding_start(c, &found[l], libs[l].ns, xasprintf("forbidden header %s", header));
+  audit_finding found[N_LIBRARIES];
+  int have[N_LIBRARIES] = {0}, included[N_LIBRARIES] = {0}, named = 0;
+  for (size_t l = 0; l < N_LIBRARIES; l++) {
+    if (forbidding_pattern(c->cfg, libraries[l].ns, libraries[l].ns) == NULL) continue;
+    char *header = NULL;
+    int lines[AUDIT_MAX_LINES];
+    for (size_t i = 0; i < c->n_directives; i++) {
+      char *name = include_directive(&c->directives[i]) ? included_header(&c->directives[i]) : NULL;
+      char *slashed = name ? xasprintf("/%s", name) : NULL;
+      if (slashed && strstr(slashed, libraries[l].dir)) {
+        if (included[l] < AUDIT_MAX_LINES) lines[included[l]++] = c->directives[i].line;
+        if (header == NULL) header = xstrdup(name);
+      }
+      free(slashed);
+      free(name);
+    }
+    const char *hit = deps ? strstr(deps, libraries[l].dir) : NULL;
+    if (header == NULL && hit) header = xstrndup(hit + 1, strcspn(hit + 1, " \t\n\\:"));
+    if (header == NULL) continue;
+    finding_start(c, &found[l], libraries[l].ns, xasprintf("forbidden header %s", header));
     free(header);
-    text_lines(c, &found[l], libs[l].token, libs[l].prefix);
+    text_lines(c, &found[l], libraries[l].token, libraries[l].prefix);
+    for (int k = 0; found[l].n_lines == 0 && k < included[l]; k++) finding_add_line(c, &found[l], lines[k]);
     have[l] = 1;
     named |= found[l].n_lines > 0;
   }
-  /* One library's headers include another's (CUB includes Thrust's): a library the code never
-   * names counts only when the code names none. */
-  for (size_t l = 0; l < N; l++) {
+  /* One library's headers include another's (CUB includes Thrust's): a library that only the
+   * dependency file shows, and the code never names, counts only when the code names none. */
+  for (size_t l = 0; l < N_LIBRARIES; l++) {
     if (!have[l]) continue;
     if (found[l].n_lines == 0 && named) finding_free(&found[l]);
     else finding_keep(c, &found[l], NULL);
@@ -1172,6 +1435,7 @@ void audit_object(const audit_config *cfg, const char *object, const char *sourc
   }
   c.source_real = real_path(source);
   c.code = code_only(text);
+  c.n_directives = read_directives(text, &c.directives);
   step_map_build(&c.steps, text);
   free(text);
   sl_push(&res->audited, display);
@@ -1190,11 +1454,13 @@ void audit_object(const audit_config *cfg, const char *object, const char *sourc
     audit_constructors(&c);
     audit_assembly(&c);
     audit_line_directives(&c);
+    audit_include_macros(&c);
     audit_headers(&c);
   }
   sb_free(&why);
   elf_free(&c.elf);
   step_map_free(&c.steps);
+  directives_free(c.directives, c.n_directives);
   free(c.code);
   free(c.source_real);
 }

@@ -509,6 +509,140 @@ TEST_F(AuditTest, ALineDirectiveCannotHideCodeInAHeader) {
               !Has(Audit("line.cpp", "audit allow line-directive\n"), "#line"));
 }
 
+// A namespace pattern finds its namespace at any level of a name: CUB wrapped in a namespace
+// of the student's (CUB_WRAPPED_NAMESPACE), in a template argument, in a parameter type; but
+// not a longer name that ends in the same letters.
+TEST_F(AuditTest, ALibrarysNamespaceIsFoundAtAnyLevelOfAName) {
+  const char *source =
+      "namespace mywrap { namespace cub { struct DeviceScan {\n"              // 1
+      "  static int ExclusiveSum(int *p, int n); }; struct Max {}; } }\n"     // 2
+      "namespace mycub { int Sum(int x); }\n"                                 // 3
+      "namespace scrub { int Sum(int x); }\n"                                 // 4
+      "namespace thrust_like { int sort(int x); }\n"                          // 5
+      "template <typename Op> int reduce_with(Op op, int x);\n"               // 6
+      "int apply(void (*f)(mywrap::cub::Max *), int x);\n"                    // 7
+      "// =====================\n"                                            // 8
+      "// Step 2: wrapped\n"                                                  // 9
+      "// =====================\n"                                            // 10
+      "int step2(int *p) { return mywrap::cub::DeviceScan::ExclusiveSum(p, 1); }\n"  // 11
+      "// =====================\n"                                            // 12
+      "// Step 3: names that merely end in the letters\n"                     // 13
+      "// =====================\n"                                            // 14
+      "int step3(int x) { return mycub::Sum(x) + scrub::Sum(x) + thrust_like::sort(x); }\n"  // 15
+      "// =====================\n"                                            // 16
+      "// Step 4: a template argument, a parameter type\n"                    // 17
+      "// =====================\n"                                            // 18
+      "int step4(int x) { return reduce_with(mywrap::cub::Max{}, x) + apply(nullptr, x); }\n";  // 19
+  ASSERT_EQ(Compile(kCxx, "wrapped.cpp", source, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("wrapped.cpp");
+  std::string all = Joined(found);
+  ASSERT_EQ(found.size(), 1u) << all;
+  EXPECT_TRUE(Has(found, "matching cub::*) in wrapped.cpp lines 11, 19 (steps 2, 4)")) << all;
+  EXPECT_FALSE(Has(found, "step 3")) << all;
+  // The rubric's allow lines match the same way: allowed, the wrapped library is allowed.
+  EXPECT_EQ(Joined(Audit("wrapped.cpp", "audit allow cub::*\n")), "");
+  EXPECT_EQ(Joined(Audit("wrapped.cpp", "audit allow cub::* step=2\naudit allow cub::* step=4\n")), "");
+  EXPECT_TRUE(Has(Audit("wrapped.cpp", "audit allow cub::* step=2\n"), "line 19 (step 4)"));
+  // A pattern of the rubric's own is a namespace pattern too, alternatives included.
+  found = Audit("wrapped.cpp", "audit forbid nothing::*|mycub::*\n");
+  EXPECT_TRUE(Has(found, "forbidden symbol mycub::Sum in wrapped.cpp line 15 (step 3)")) << Joined(found);
+}
+
+// The headers of a library, from the #include lines of the student's text: the dependency file
+// is not needed (some generators delete it), and no spelling the preprocessor accepts hides one.
+TEST_F(AuditTest, IncludesAreReadFromTheStudentsText) {
+  WriteText(dir_ + "/inc/cub/cub.cuh", "namespace cub { inline int Twice(int x) { return 2 * x; } }\n");
+  WriteText(dir_ + "/inc/thrust/sort.h", "namespace thrust { inline int Id(int x) { return x; } }\n");
+  WriteText(dir_ + "/inc/cute/tensor.hpp", "namespace cute { inline int One() { return 1; } }\n");
+  WriteText(dir_ + "/inc/cutlass/cutlass.h", "namespace cutlass { inline int Two() { return 2; } }\n");
+  WriteText(dir_ + "/inc/cublas_v2.h", "inline int cublasLike() { return 3; }\n");
+  WriteText(dir_ + "/inc/mycub/x.h", "inline int mine() { return 4; }\n");
+  const char *source =
+      "#include <cub/cub.cuh>\n"                        // 1
+      "// #include <thrust/sort.h> in a comment\n"      // 2
+      "static const char *kText = \"#include <cute/tensor.hpp>\";\n"  // 3
+      "static const char *kRaw = R\"x(\n"               // 4
+      "#include <cutlass/cutlass.h>\n"                  // 5: inside a raw string
+      ")x\";\n"                                         // 6
+      "#include <mycub/x.h>\n"                          // 7
+      "// =====================\n"                      // 8
+      "// Step 5: the library in place of the step\n"   // 9
+      "// =====================\n"                      // 10
+      "int step5(int x) { return cub::Twice(x) + (kText[0] + kRaw[0]) * 0 + mine(); }\n"  // 11
+      "// =====================\n"                      // 12
+      "// Step 6: includes spelled otherwise\n"         // 13
+      "// =====================\n"                      // 14
+      "#\\\n"                                           // 15: spliced
+      "include <thrust/sort.h>\n"                       // 16
+      "%:  include \"cute/tensor.hpp\"\n"               // 17: the digraph of '#'
+      "#/* a comment */include /*\n"                    // 18: a comment that joins two lines
+      "*/ <cublas_v2.h>\n"                              // 19
+      "int step6(int x) { return x; }\n";               // 20
+  ASSERT_EQ(Compile(kCxx, "includes.cpp", source, "-O2 -g -I'" + dir_ + "/inc'"), 0) << CompileLog();
+  for (bool deps : {true, false}) {
+    if (!deps) {
+      ASSERT_EQ(unlink((dir_ + "/includes.cpp.o.d").c_str()), 0);
+    }
+    std::vector<std::string> found = Audit("includes.cpp");
+    std::string all = Joined(found);
+    EXPECT_TRUE(Has(found, "forbidden header cub/cub.cuh in includes.cpp line 11 (step 5)")) << all;
+    // A spliced #include names the library on its second line.
+    EXPECT_TRUE(Has(found, "forbidden header thrust/sort.h in includes.cpp line 16 (step 6)")) << all;
+    EXPECT_TRUE(Has(found, "forbidden header cute/tensor.hpp in includes.cpp line 17 (step 6)")) << all;
+    EXPECT_TRUE(Has(found, "forbidden header cublas_v2.h in includes.cpp line 19 (step 6)")) << all;
+    EXPECT_FALSE(Has(found, "cutlass")) << "a raw string is no #include: " << all;
+    EXPECT_FALSE(Has(found, "mycub")) << all;
+    EXPECT_EQ(found.size(), 4u) << all;
+  }
+  // Allowed where the code names it, the library stays allowed: its #include above the steps
+  // does not count against it.
+  std::vector<std::string> found = Audit("includes.cpp", "audit allow cub::* step=5\n");
+  EXPECT_FALSE(Has(found, "cub/")) << Joined(found);
+  EXPECT_TRUE(Has(Audit("includes.cpp", "audit allow cub::* step=6\n"), "cub/cub.cuh"));
+}
+
+// An #include of a macro names a header the text does not show: a finding of its own.
+TEST_F(AuditTest, AnIncludeOfAMacroIsAFinding) {
+  WriteText(dir_ + "/inc/cub/cub.cuh", "namespace cub { inline int Twice(int x) { return 2 * x; } }\n");
+  const char *source =
+      "#define LIBRARY(name) <name/name.cuh>\n"
+      "#define HEADER LIBRARY(cub)\n"
+      "// =====================\n"
+      "// Step 3: a header by macro\n"
+      "// =====================\n"
+      "#include HEADER\n"
+      "int step3(int x) { return Twice(x); }\n";
+  std::string fixed = std::string(source);
+  fixed.replace(fixed.find("Twice(x)"), 5, "cub::Twice");
+  ASSERT_EQ(Compile(kCxx, "macro.cpp", fixed, "-O2 -g -I'" + dir_ + "/inc'"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("macro.cpp");
+  EXPECT_TRUE(Has(found, "an #include of a macro, HEADER (it can name any header, a library's too) "
+                         "in macro.cpp line 6 (step 3)"))
+      << Joined(found);
+  // The dependency file shows the header; the code names the library in step 3 and above the
+  // steps, in the macro.
+  EXPECT_TRUE(Has(found, "forbidden header cub/cub.cuh in macro.cpp lines 2, 7 (outside the steps: "
+                         "it counts for every step)"))
+      << Joined(found);
+  EXPECT_FALSE(Has(Audit("macro.cpp", "audit allow include-macro\n"), "macro, HEADER"));
+  EXPECT_FALSE(Has(Audit("macro.cpp", "audit allow include-macro step=3\n"), "macro, HEADER"));
+}
+
+// Comments and literals are read as the compiler reads them: a raw string that holds a quote
+// and a comment's start hides no code after it.
+TEST_F(AuditTest, ARawStringHidesNoCode) {
+  const char *source =
+      "// =====================\n"
+      "// Step 2: a raw string, then assembly\n"
+      "// =====================\n"
+      "static const char *kRaw = R\"(\")/*)\";\n"
+      "long step2(long n) { __asm__ volatile(\"\" : \"+r\"(n)); return n + kRaw[0]; }\n"
+      "// */\n";
+  ASSERT_EQ(Compile(kCxx, "raw.cpp", source, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("raw.cpp");
+  EXPECT_TRUE(Has(found, "inline assembly in raw.cpp line 5 (step 2)")) << Joined(found);
+}
+
 // The CPU backend compiles a rewrite of the student's .cu that starts with #line 1 "<the .cu>":
 // findings carry the .cu's lines, also where addr2line names the rewrite (a constructor in
 // .text.startup has no line table of its own there).
@@ -762,4 +896,37 @@ TEST_F(AuditTest, NvccObjectsShowLibrariesButNotTheirOwnStubs) {
   // An instructor may allow the library for step 8.
   EXPECT_EQ(Joined(Audit("lab.cu", "audit allow cub::* step=8\n")), "");
   EXPECT_NE(Joined(Audit("lab.cu", "audit allow cub::* step=7\n")), "");
+}
+
+// CUB in a namespace of the student's (CUB_WRAPPED_NAMESPACE), in a bonus step, with no
+// dependency file beside the object (CMake's Ninja generator removes it): its symbols and the
+// #include in the text still find it, in step 5 and no other. Compiled only.
+TEST_F(AuditTest, NvccWrappedCubIsFoundWithoutTheDependencyFile) {
+  std::string nvcc = GRADER_TEST_NVCC;
+  if (nvcc.empty() && std::system("nvcc --version >/dev/null 2>&1") == 0) nvcc = "nvcc";
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  const char *source =
+      "#define CUB_WRAPPED_NAMESPACE mywrap\n"
+      "#include <cub/cub.cuh>\n"
+      "// =====================\n"
+      "// Step 4: registers\n"
+      "// =====================\n"
+      "int step4(int *keys, int n) { return keys[0] + n; }\n"
+      "// =====================\n"
+      "// Step 5 (bonus): windows\n"
+      "// =====================\n"
+      "int step5(int *in, int *out, int n) {\n"
+      "  size_t bytes = 0;\n"
+      "  return mywrap::cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n);\n"
+      "}\n";
+  ASSERT_EQ(Compile(nvcc, "lab.cu", source, "-O3 -g -std=c++17"), 0) << CompileLog();
+  ASSERT_EQ(unlink((dir_ + "/lab.cu.o.d").c_str()), 0);
+  std::vector<std::string> found = Audit("lab.cu");
+  std::string all = Joined(found);
+  EXPECT_TRUE(Has(found, "forbidden symbol mywrap::cub::")) << all;
+  EXPECT_TRUE(Has(found, "matching cub::*) in lab.cu line 12 (step 5)")) << all;
+  EXPECT_TRUE(Has(found, "forbidden header cub/cub.cuh in lab.cu line 12 (step 5)")) << all;
+  EXPECT_FALSE(Has(found, "step 4")) << all;
+  EXPECT_EQ(Joined(Audit("lab.cu", "audit allow cub::* step=5\n")), "");
+  EXPECT_NE(Joined(Audit("lab.cu", "audit allow cub::* step=4\n")), "");
 }
