@@ -328,13 +328,14 @@ typedef struct elf_sym {
   char *brief; /* audit_short_name */
   uint64_t value, size;
   uint32_t shndx;
-  unsigned char type;
+  unsigned char type, bind;
 } elf_sym;
 
 typedef struct elf_rel {
   uint32_t sec, sym; /* the section it patches; the symbol it refers to */
   uint64_t offset;
   int64_t addend;
+  uint32_t type;
 } elf_rel;
 
 typedef struct elf_obj {
@@ -473,6 +474,7 @@ static int elf_load(elf_obj *o, const char *path, strbuf *why) {
     y->value = s.st_value;
     y->size = s.st_size;
     y->type = ELF64_ST_TYPE(s.st_info);
+    y->bind = ELF64_ST_BIND(s.st_info);
     y->shndx = s.st_shndx;
     if (s.st_shndx == SHN_XINDEX) {
       if (xindex == 0 || !in_file(o, o->secs[xindex].offset + i * 4, 4) || (i + 1) * 4 > o->secs[xindex].size)
@@ -493,7 +495,8 @@ static int elf_load(elf_obj *o, const char *path, strbuf *why) {
       memcpy(&e, o->data + r->offset + k * entry, entry);
       uint32_t sym = (uint32_t)ELF64_R_SYM(e.r_info);
       if (sym >= o->n_syms) goto bad;
-      o->rels[o->n_rels++] = (elf_rel){r->info, sym, e.r_offset, rela ? e.r_addend : 0};
+      o->rels[o->n_rels++] =
+          (elf_rel){r->info, sym, e.r_offset, rela ? e.r_addend : 0, (uint32_t)ELF64_R_TYPE(e.r_info)};
     }
   }
   return 0;
@@ -816,6 +819,10 @@ typedef struct audit_ctx {
   directive *directives; /* the source's preprocessor directives */
   size_t n_directives;
   elf_obj elf;
+  struct disasm_line *ins;   /* every instruction of the object, once read (read_code) */
+  size_t n_ins;
+  size_t *ins_begin, *ins_end; /* per section: its instructions in `ins` */
+  unsigned char *ins_relocated; /* per instruction: a relocation patches it */
   step_map steps;
   audit_result *res;
 } audit_ctx;
@@ -1178,44 +1185,313 @@ static void audit_symbols(audit_ctx *c) {
   }
 }
 
-/* ---- constructors ---- */
+/* ---- what code reaches ---- */
 
-/* Functions the compilers generate to run before main, recognised by name and by what they
- * call: nvcc's kernel registration, AddressSanitizer's module constructor (CPU backend), and a
- * translation unit's initialiser that only sets up <iostream>. Anything else the student
- * wrote: a constructor attribute, a global object with a constructor or destructor. */
-static int is_registration(const elf_sym *f) { return starts_with(f->full, "__sti____cudaRegisterAll"); }
-static int is_sanitizer(const elf_sym *f) {
-  return starts_with(f->name, "_sub_I_00099_") || starts_with(f->name, "_sub_D_00099_") ||
-         strcmp(f->name, "asan.module_ctor") == 0 || strcmp(f->name, "asan.module_dtor") == 0;
+/* The instruction of section `sec` that holds `offset`, or -1. */
+static long instruction_at(const audit_ctx *c, uint32_t sec, uint64_t offset) {
+  if (sec >= c->elf.n_secs) return -1;
+  size_t low = c->ins_begin[sec], high = c->ins_end[sec];
+  if (low >= high || c->ins[low].offset > offset) return -1;
+  while (high - low > 1) {
+    size_t middle = low + (high - low) / 2;
+    if (c->ins[middle].offset <= offset) low = middle;
+    else high = middle;
+  }
+  return (long)low;
 }
-static int is_initialiser(const elf_sym *f) { return starts_with(f->name, "_GLOBAL__sub_I_"); }
 
-/* What such a generated function may refer to: data, the sanitizer, <iostream>'s set-up. */
-static int benign_reference(const audit_ctx *c, const elf_rel *r) {
+/* Every instruction of the object, read once, with each section's share of them and whether a
+ * relocation patches it. */
+static void read_code(audit_ctx *c) {
+  if (c->ins_begin) return;
   const elf_obj *o = &c->elf;
-  const elf_sym *t = &o->syms[r->sym];
-  int data = t->shndx != SHN_UNDEF && t->shndx < o->n_secs && !is_exec(o, t->shndx);
-  return starts_with(t->name, "__asan_") || t->type == STT_OBJECT || data ||
-         strcmp(t->brief, "std::ios_base::Init::Init") == 0 ||
-         strcmp(t->brief, "std::ios_base::Init::~Init") == 0 || strcmp(t->name, "__cxa_atexit") == 0 ||
-         strcmp(t->name, "atexit") == 0 || strcmp(t->name, "__dso_handle") == 0;
-}
-
-static int in_function(const elf_rel *r, const elf_sym *f) {
-  return r->sec == f->shndx && r->offset >= f->value && r->offset < f->value + f->size;
-}
-
-static int generated_constructor(audit_ctx *c, long fn) {
-  const elf_obj *o = &c->elf;
-  if (fn < 0) return 0;
-  const elf_sym *f = &o->syms[fn];
-  if (is_registration(f)) return 1; /* the student's own would collide with nvcc's in this file */
-  if (!is_sanitizer(f) && !is_initialiser(f)) return 0;
+  c->n_ins = disassemble(c, 0, 0, 0, &c->ins);
+  c->ins_begin = xcalloc(o->n_secs + 1, sizeof *c->ins_begin);
+  c->ins_end = xcalloc(o->n_secs + 1, sizeof *c->ins_end);
+  c->ins_relocated = xcalloc(c->n_ins + 1, 1);
+  for (size_t i = 0; i < c->n_ins; i++) {
+    if (c->ins_end[c->ins[i].sec] == 0) c->ins_begin[c->ins[i].sec] = i;
+    c->ins_end[c->ins[i].sec] = i + 1;
+  }
   for (size_t i = 0; i < o->n_rels; i++) {
-    if (in_function(&o->rels[i], f) && !benign_reference(c, &o->rels[i])) return 0;
+    long k = instruction_at(c, o->rels[i].sec, o->rels[i].offset);
+    if (k >= 0) c->ins_relocated[k] = 1;
+  }
+}
+
+/* The mnemonic of an instruction, past its prefixes ("notrack jmp *%rax": "jmp *%rax"). */
+static const char *mnemonic(const char *t) {
+  static const char *const prefixes[] = {"bnd ", "notrack ", "lock ", "rep ", "repz ", "repnz ",
+                                         "data16 ", "addr32 ", "cs ", "ds "};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+    if (starts_with(t, prefixes[i])) {
+      t += strlen(prefixes[i]);
+      i = (size_t)-1;
+    }
+  }
+  return t;
+}
+
+/* A call or a jump (x86-64 and AArch64, the machines the course's GPUs sit in); `indirect`
+ * set when it goes through a register or memory. */
+static int branch(const elf_obj *o, const char *text, int *indirect) {
+  const char *m = mnemonic(text);
+  size_t n = strcspn(m, " ");
+  *indirect = 0;
+  if (o->machine == EM_X86_64) {
+    if (!starts_with(m, "call") && m[0] != 'j') return 0;
+    *indirect = m[n] == ' ' && m[n + 1] == '*';
+    return 1;
+  }
+  if (o->machine == EM_AARCH64) {
+    static const char *const direct[] = {"b", "bl", "cbz", "cbnz", "tbz", "tbnz"};
+    *indirect = (n == 2 && strncmp(m, "br", 2) == 0) || (n == 3 && strncmp(m, "blr", 3) == 0);
+    for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++) {
+      if (n == strlen(direct[i]) && strncmp(m, direct[i], n) == 0) return 1;
+    }
+    return *indirect || starts_with(m, "b.");
+  }
+  return 0;
+}
+
+/* What code refers to: a call or jump, an address taken, data read or written. */
+typedef struct code_ref {
+  uint32_t sec;
+  uint64_t offset; /* where the reference is made */
+  int call;        /* a call or a jump (else an address, or data) */
+  int indirect;    /* a call or jump through a register or memory: to no known target */
+  long sym;        /* an undefined symbol (another file's), or -1 */
+  long fn;         /* a function of this object, or -1 */
+  long data;       /* a data section of this object (0: data with no section), or -1 */
+} code_ref;        /* none of them: code that no function symbol covers */
+
+/* The target of a relocation; PC-relative ones on x86-64 count from the field's end. */
+static void relocation_target(const elf_obj *o, const elf_rel *r, code_ref *ref) {
+  const elf_sym *t = &o->syms[r->sym];
+  ref->sym = ref->fn = ref->data = -1;
+  if (t->shndx == SHN_UNDEF) {
+    ref->sym = r->sym;
+  } else if (t->shndx >= o->n_secs) {
+    ref->data = 0; /* absolute, common */
+  } else if (!is_exec(o, t->shndx)) {
+    ref->data = t->shndx;
+  } else if (t->type == STT_FUNC) {
+    ref->fn = r->sym;
+  } else if (t->type != STT_GNU_IFUNC) {
+    int pc_relative = o->machine == EM_X86_64 &&
+                      (r->type == R_X86_64_PC32 || r->type == R_X86_64_PLT32 ||
+                       r->type == R_X86_64_GOTPCREL || r->type == R_X86_64_GOTPCRELX ||
+                       r->type == R_X86_64_REX_GOTPCRELX);
+    int64_t at = (int64_t)t->value + r->addend + (pc_relative ? 4 : 0);
+    ref->fn = at >= 0 ? function_at(o, t->shndx, (uint64_t)at, 0) : -1;
+  }
+}
+
+static int by_offset(const void *a, const void *b) {
+  uint64_t x = ((const elf_rel *)a)->offset, y = ((const elf_rel *)b)->offset;
+  return x < y ? -1 : x > y;
+}
+
+/* Every reference the code of function `fn` makes, in the order of its instructions: its
+ * relocations, and the direct calls, jumps and addresses that the assembler resolved itself
+ * (within one section: no relocation shows them), and calls through a pointer. */
+static size_t code_refs(audit_ctx *c, long fn, code_ref **out) {
+  const elf_obj *o = &c->elf;
+  const elf_sym *f = &o->syms[fn];
+  uint64_t begin = f->value, end = f->value + (f->size ? f->size : 1);
+  size_t n_rels = 0, n = 0;
+  elf_rel *rels = NULL;
+  for (size_t i = 0; i < o->n_rels; i++) {
+    const elf_rel *r = &o->rels[i];
+    if (r->sec != f->shndx || r->offset < begin || r->offset >= end) continue;
+    rels = xrealloc(rels, (n_rels + 1) * sizeof *rels);
+    rels[n_rels++] = *r;
+  }
+  if (n_rels > 1) qsort(rels, n_rels, sizeof *rels, by_offset);
+  *out = NULL;
+  long first = instruction_at(c, f->shndx, begin);
+  size_t next_rel = 0;
+  for (size_t i = first < 0 ? c->n_ins : (size_t)first; i < c->ins_end[f->shndx] && c->ins[i].offset < end; i++) {
+    int indirect = 0, call = branch(o, c->ins[i].text, &indirect);
+    uint64_t stop = i + 1 < c->ins_end[f->shndx] ? c->ins[i + 1].offset : end;
+    for (; next_rel < n_rels && rels[next_rel].offset < stop; next_rel++) {
+      *out = xrealloc(*out, (n + 1) * sizeof **out);
+      code_ref *ref = &(*out)[n++];
+      relocation_target(o, &rels[next_rel], ref);
+      ref->sec = f->shndx;
+      ref->offset = rels[next_rel].offset;
+      ref->indirect = 0;
+      ref->call = call || (o->machine == EM_X86_64 && rels[next_rel].type == R_X86_64_PLT32) ||
+                  (o->machine == EM_AARCH64 && (rels[next_rel].type == R_AARCH64_CALL26 ||
+                                                rels[next_rel].type == R_AARCH64_JUMP26));
+    }
+    if (c->ins_relocated[i]) continue;
+    /* objdump shows a resolved target as "<hex> <symbol+offset>". */
+    const char *angle = strstr(c->ins[i].text, " <");
+    const char *hex = angle;
+    while (hex && hex > c->ins[i].text && isxdigit((unsigned char)hex[-1])) hex--;
+    int target = hex && hex < angle && (hex == c->ins[i].text || hex[-1] == ' ');
+    uint64_t at = target ? strtoull(hex, NULL, 16) : 0;
+    if (target && at >= begin && at < end) continue; /* within the function */
+    if (!target && !(call && indirect)) continue;
+    *out = xrealloc(*out, (n + 1) * sizeof **out);
+    code_ref *ref = &(*out)[n++];
+    *ref = (code_ref){f->shndx, c->ins[i].offset, call, !target, -1, -1, -1};
+    if (target) ref->fn = function_at(o, f->shndx, at, 0);
+  }
+  free(rels);
+  return n;
+}
+
+/* ---- code the compilers generate to run before main ---- */
+
+/* Two kinds of generated code, judged by what they reach: start-up code (nvcc's kernel
+ * registration, <iostream>'s initialiser, AddressSanitizer's module constructor) and a
+ * kernel's host stub (what `<<<...>>>` calls: it launches the configuration pushed before
+ * it). */
+enum { START_UP, LAUNCH };
+/* What marks start-up code as the compilers': the function it calls that the student's code
+ * has no use for. */
+enum { MARK_REGISTRATION = 1, MARK_IOSTREAM = 2, MARK_SANITIZER = 4 };
+
+/* The other files' functions each kind may call or take the address of, by their symbols'
+ * names: nvcc's start-up calls only the CUDA runtime's registration, the C library's atexit
+ * and <iostream>'s set-up; a kernel's stub only pops its launch configuration and launches.
+ * Neither may push a configuration (__cudaPushCallConfiguration), so neither launches a kernel
+ * of its own. */
+static int trusted_external(const char *name, int kind, int *marks) {
+  static const char *const start_up[] = {
+      "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary",
+      "__cudaRegisterFunction", "__cudaRegisterVar", "__cudaRegisterManagedVar",
+      "__cudaRegisterHostVar", "__cudaRegisterTexture", "__cudaRegisterSurface",
+      "__cudaInitModule", "atexit", "__cxa_atexit", "__dso_handle",
+      "_ZNSt8ios_base4InitC1Ev", "_ZNSt8ios_base4InitD1Ev", NULL};
+  static const char *const launch[] = {
+      "__cudaPopCallConfiguration", "cudaLaunchKernel", "__cudaLaunchKernel", "__cudaGetKernel",
+      "cudaLaunchKernel_ptsz", "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort",
+      "_Unwind_Resume", "__stack_chk_fail", NULL};
+  static const char *const sanitizer_marks[] = {"__asan_init", "__asan_register_globals",
+                                                "__asan_unregister_globals",
+                                                "__asan_register_elf_globals",
+                                                "__asan_unregister_elf_globals", NULL};
+  const char *const *list = kind == START_UP ? start_up : launch;
+  int found = kind == START_UP && (starts_with(name, "__asan_") ||
+                                   starts_with(name, "__cudaRegisterLinkedBinary_"));
+  for (size_t i = 0; list[i] && !found; i++) found = strcmp(name, list[i]) == 0;
+  if (!found || kind != START_UP) return found;
+  if (strcmp(name, "__cudaRegisterFatBinary") == 0) *marks |= MARK_REGISTRATION;
+  if (strcmp(name, "_ZNSt8ios_base4InitC1Ev") == 0) *marks |= MARK_IOSTREAM;
+  for (size_t i = 0; sanitizer_marks[i]; i++) {
+    if (strcmp(name, sanitizer_marks[i]) == 0) *marks |= MARK_SANITIZER;
   }
   return 1;
+}
+
+/* One judgement. Each function is judged once per kind; while it is being judged, a cycle back
+ * to it counts as clean, and what was found clean under that assumption is not kept (judged
+ * again where it is reached again); a budget keeps a crafted call graph from making this slow
+ * (over it, nothing more is clean). */
+typedef struct judge {
+  audit_ctx *c;
+  unsigned char *state[2]; /* per symbol: 0 not judged, 1 being judged, 2 clean, 3 not clean */
+  unsigned char *data[2];  /* the same per data section */
+  int assumed;             /* a result leaned on something still being judged */
+  int marks;                /* MARK_* of the start-up calls reached */
+  size_t budget;
+} judge;
+
+static void judge_init(judge *j, audit_ctx *c) {
+  memset(j, 0, sizeof *j);
+  j->c = c;
+  j->state[START_UP] = xcalloc(c->elf.n_syms + 1, 1);
+  j->state[LAUNCH] = xcalloc(c->elf.n_syms + 1, 1);
+  j->data[START_UP] = xcalloc(c->elf.n_secs + 1, 1);
+  j->data[LAUNCH] = xcalloc(c->elf.n_secs + 1, 1);
+  j->budget = 20000;
+}
+
+static void judge_free(judge *j) {
+  for (int kind = START_UP; kind <= LAUNCH; kind++) {
+    free(j->state[kind]);
+    free(j->data[kind]);
+  }
+}
+
+/* Starts judging entry `state` (of a function or a data section): 1 when its result is
+ * already known (in *ok), 0 when the caller judges it and then calls judged(). */
+static int known(judge *j, unsigned char *state, int *ok) {
+  if (*state == 1) j->assumed = 1;
+  if (*state != 0 || j->budget == 0) {
+    *ok = *state == 1 || *state == 2;
+    return 1;
+  }
+  j->budget--;
+  *state = 1;
+  return 0;
+}
+
+static int judged(judge *j, unsigned char *state, int ok, int outer_assumed) {
+  *state = !ok ? 3 : j->assumed ? 0 : 2;
+  j->assumed |= outer_assumed;
+  return ok;
+}
+
+static int judge_function(judge *j, long fn, int kind);
+
+/* Data that code of `kind` reads may hold the addresses of functions (a table of pointers):
+ * each of them must be such code too. */
+static int judge_data(judge *j, long sec, int kind) {
+  const elf_obj *o = &j->c->elf;
+  int ok = 1;
+  if (sec <= 0 || known(j, &j->data[kind][sec], &ok)) return ok;
+  int outer = j->assumed;
+  j->assumed = 0;
+  for (size_t i = 0; i < o->n_rels && ok; i++) {
+    if (o->rels[i].sec != (uint32_t)sec) continue;
+    code_ref ref;
+    relocation_target(o, &o->rels[i], &ref);
+    ok = ref.sym >= 0    ? trusted_external(o->syms[ref.sym].name, kind, &j->marks)
+         : ref.fn >= 0   ? judge_function(j, ref.fn, kind)
+         : ref.data >= 0 ? judge_data(j, ref.data, kind)
+                         : 0;
+  }
+  return judged(j, &j->data[kind][sec], ok, outer);
+}
+
+/* Whether one reference keeps code of `kind` that kind. Start-up code may take the address of a
+ * kernel's stub (to register it), never call one; when it calls through a pointer (nvcc's
+ * registration does, unoptimised), every address it takes must be start-up code. A kernel's
+ * stub calls through no pointer. */
+static int judge_ref(judge *j, const code_ref *ref, int kind, int through_pointers) {
+  const elf_obj *o = &j->c->elf;
+  if (ref->indirect) return kind == START_UP;
+  if (ref->sym >= 0) return trusted_external(o->syms[ref->sym].name, kind, &j->marks);
+  if (ref->data >= 0) return judge_data(j, ref->data, kind);
+  if (ref->fn < 0) return 0;
+  if (judge_function(j, ref->fn, kind)) return 1;
+  return kind == START_UP && !ref->call && !through_pointers && judge_function(j, ref->fn, LAUNCH);
+}
+
+/* The first reference of function `fn` that is not code of `kind` (NULL: none), into `bad`. */
+static int judge_refs(judge *j, long fn, int kind, code_ref *bad) {
+  code_ref *refs = NULL;
+  size_t n = code_refs(j->c, fn, &refs);
+  int through_pointers = 0, ok = 1;
+  for (size_t i = 0; i < n; i++) through_pointers |= refs[i].indirect;
+  for (size_t i = 0; i < n && ok; i++) {
+    ok = judge_ref(j, &refs[i], kind, through_pointers);
+    if (!ok && bad) *bad = refs[i];
+  }
+  free(refs);
+  return ok;
+}
+
+static int judge_function(judge *j, long fn, int kind) {
+  int ok = 1;
+  if (known(j, &j->state[kind][fn], &ok)) return ok;
+  int outer = j->assumed;
+  j->assumed = 0;
+  return judged(j, &j->state[kind][fn], judge_refs(j, fn, kind, NULL), outer);
 }
 
 static int init_section(const elf_sec *s) {
@@ -1225,9 +1501,78 @@ static int init_section(const elf_sec *s) {
          starts_with(s->name, ".dtors");
 }
 
+/* An entry of an init or fini array that a compiler made: start-up code that calls what marks
+ * it. nvcc's registration and <iostream>'s initialiser stand in the plain .init_array (or
+ * .ctors), at the default priority; AddressSanitizer's module constructor and destructor at a
+ * priority of their own. Nothing of a compiler's goes in .preinit_array. */
+static int generated_entry(audit_ctx *c, const elf_sec *s, long fn) {
+  if (fn < 0 || s->type == SHT_PREINIT_ARRAY || starts_with(s->name, ".preinit_array")) return 0;
+  judge j;
+  judge_init(&j, c);
+  int clean = judge_function(&j, fn, START_UP), marks = j.marks;
+  judge_free(&j);
+  int plain = strcmp(s->name, ".init_array") == 0 || strcmp(s->name, ".ctors") == 0;
+  return clean && ((marks & MARK_SANITIZER) || (plain && (marks & (MARK_REGISTRATION | MARK_IOSTREAM))));
+}
+
+/* What a reference reaches, for a report. */
+static char *ref_name(const audit_ctx *c, const code_ref *r) {
+  const elf_obj *o = &c->elf;
+  if (r->sym >= 0) return xstrdup(o->syms[r->sym].brief);
+  if (r->fn >= 0) return xstrdup(o->syms[r->fn].brief);
+  if (r->data >= 0) return xasprintf("data in %s", r->data > 0 ? o->secs[r->data].name : "no section");
+  return xstrdup(r->indirect ? "a function through a pointer" : "code of no function");
+}
+
+/* One entry of an init or fini array that no compiler made. A global object's initialiser
+ * (the compilers make it a local function named _GLOBAL__sub_I_...) is reported by what it
+ * should not reach, on those lines; any other function by its name, on its first line. */
+static void constructor_finding(audit_ctx *c, const elf_sec *s, const elf_sym *t, long fn) {
+  const elf_obj *o = &c->elf;
+  int destructor = strstr(s->name, "fini") != NULL || strstr(s->name, "dtors") != NULL;
+  const char *when = destructor ? "after" : "before";
+  const elf_sym *y = fn >= 0 ? &o->syms[fn] : NULL;
+  audit_finding f;
+  if (y && y->bind == STB_LOCAL && starts_with(y->name, "_GLOBAL__sub_I_")) {
+    finding_start(c, &f, "constructor", NULL);
+    judge j;
+    judge_init(&j, c);
+    j.state[START_UP][fn] = 1; /* a call back to it counts as clean: its references decide */
+    code_ref *refs = NULL, *first = NULL;
+    size_t n = code_refs(c, fn, &refs);
+    int through_pointers = 0;
+    for (size_t i = 0; i < n; i++) through_pointers |= refs[i].indirect;
+    for (size_t i = 0; i < n; i++) {
+      if (judge_ref(&j, &refs[i], START_UP, through_pointers)) continue;
+      if (first == NULL) first = &refs[i];
+      finding_add_line(c, &f, site_line(c, refs[i].sec, refs[i].offset));
+    }
+    char *name = first ? ref_name(c, first) : NULL;
+    f.what = name ? xasprintf("constructor: a global object's initialiser calls %s (it runs %s the tests)",
+                              name, when)
+                  : xasprintf("constructor: a global object's initialiser (it runs %s the tests)", when);
+    if (first == NULL) finding_add_line(c, &f, site_line(c, y->shndx, y->value));
+    free(name);
+    free(refs);
+    judge_free(&j);
+  } else {
+    finding_start(c, &f, "constructor",
+                  xasprintf("%s %s (it runs %s the tests)", destructor ? "destructor" : "constructor",
+                            y ? y->full : t->type == STT_SECTION ? "?" : t->full, when));
+    if (y) finding_add_line(c, &f, site_line(c, y->shndx, y->value));
+  }
+  finding_keep(c, &f, NULL);
+}
+
+/* Code that runs before main or after it: each entry of .init_array, .fini_array, .ctors,
+ * .dtors and .preinit_array that no compiler made, an entry that names no code of this file,
+ * code in .init or .fini, an IFUNC (its resolver runs in the dynamic loader), and a definition
+ * of a function that the compilers' start-up code calls (the linker would take it for the
+ * CUDA runtime's or the C library's). */
 static void audit_constructors(audit_ctx *c) {
   const elf_obj *o = &c->elf;
   if (forbidding_pattern(c->cfg, "constructor", "constructor") == NULL) return;
+  read_code(c);
   for (size_t i = 0; i < o->n_rels; i++) {
     const elf_rel *r = &o->rels[i];
     const elf_sec *s = &o->secs[r->sec];
@@ -1236,41 +1581,42 @@ static void audit_constructors(audit_ctx *c) {
     long fn = t->type == STT_SECTION ? function_at(o, t->shndx, (uint64_t)r->addend, 1)
               : t->type == STT_FUNC   ? (long)r->sym
                                       : -1;
-    if (generated_constructor(c, fn)) continue;
-    int destructor = strstr(s->name, "fini") != NULL || strstr(s->name, "dtors") != NULL;
-    const char *when = destructor ? "after" : "before";
-    char *what;
-    const elf_sym *y = fn >= 0 ? &o->syms[fn] : NULL;
-    const elf_rel *first_bad = NULL;
-    for (size_t k = 0; y && k < o->n_rels && !first_bad; k++) {
-      if (in_function(&o->rels[k], y) && !benign_reference(c, &o->rels[k])) first_bad = &o->rels[k];
-    }
-    if (y && (is_initialiser(y) || is_sanitizer(y)) && first_bad) {
-      what = xasprintf("constructor: a global object's initialiser calls %s (it runs %s the tests)",
-                       o->syms[first_bad->sym].brief, when);
-    } else {
-      what = xasprintf("%s %s (it runs %s the tests)", destructor ? "destructor" : "constructor",
-                       y ? y->full : t->type == STT_SECTION ? "?" : t->full, when);
-    }
-    audit_finding f;
-    finding_start(c, &f, "constructor", what);
-    if (y && (is_initialiser(y) || is_sanitizer(y))) {
-      /* A global's initialiser: the lines of what it should not call. */
-      for (size_t k = 0; k < o->n_rels; k++) {
-        if (in_function(&o->rels[k], y) && !benign_reference(c, &o->rels[k]))
-          finding_add_line(c, &f, site_line(c, o->rels[k].sec, o->rels[k].offset));
-      }
-    } else if (y) {
-      finding_add_line(c, &f, site_line(c, y->shndx, y->value));
-    }
-    finding_keep(c, &f, NULL);
+    if (!generated_entry(c, s, fn)) constructor_finding(c, s, t, fn);
   }
-  /* Code placed in the .init or .fini section runs with the program's own start-up. */
   for (size_t i = 1; i < o->n_secs; i++) {
-    if (strcmp(o->secs[i].name, ".init") != 0 && strcmp(o->secs[i].name, ".fini") != 0) continue;
+    const elf_sec *s = &o->secs[i];
     audit_finding f;
-    finding_start(c, &f, "constructor", xasprintf("code in the %s section", o->secs[i].name));
-    finding_add_line(c, &f, site_line(c, (uint32_t)i, 0));
+    if (init_section(s)) {
+      /* Each entry is an address, so each needs a relocation: one without runs code that no
+       * symbol of this file names. */
+      size_t entries = (size_t)(s->size / 8), named = 0;
+      for (size_t k = 0; k < o->n_rels; k++) named += o->rels[k].sec == i;
+      if (named >= entries) continue;
+      finding_start(c, &f, "constructor", xasprintf("an entry of %s that names no code of this file", s->name));
+      finding_keep(c, &f, NULL);
+    } else if (strcmp(s->name, ".init") == 0 || strcmp(s->name, ".fini") == 0) {
+      /* Code placed in the .init or .fini section runs with the program's own start-up. */
+      finding_start(c, &f, "constructor", xasprintf("code in the %s section", s->name));
+      finding_add_line(c, &f, site_line(c, (uint32_t)i, 0));
+      finding_keep(c, &f, NULL);
+    }
+  }
+  for (size_t i = 1; i < o->n_syms; i++) {
+    const elf_sym *y = &o->syms[i];
+    if (y->shndx == SHN_UNDEF) continue;
+    audit_finding f;
+    int marks = 0;
+    if (y->type == STT_GNU_IFUNC) {
+      finding_start(c, &f, "constructor", xasprintf("an IFUNC, %s (its resolver runs in the dynamic "
+                                                    "loader, before the tests)", y->full));
+    } else if ((y->bind == STB_GLOBAL || y->bind == STB_WEAK) &&
+               (trusted_external(y->name, START_UP, &marks) || trusted_external(y->name, LAUNCH, &marks))) {
+      finding_start(c, &f, "constructor", xasprintf("a definition of %s, which the compilers' start-up "
+                                                    "code calls (it would run before the tests)", y->full));
+    } else {
+      continue;
+    }
+    if (y->shndx < o->n_secs && is_exec(o, y->shndx)) finding_add_line(c, &f, site_line(c, y->shndx, y->value));
     finding_keep(c, &f, NULL);
   }
 }
@@ -1287,9 +1633,9 @@ static void audit_assembly(audit_ctx *c) {
   if (f.n_lines > 0) finding_keep(c, &f, NULL);
   else finding_free(&f);
   /* A system call needs no library function: look for the instruction itself. */
-  disasm_line *ins = NULL;
-  size_t n = disassemble(c, 0, 0, 0, &ins);
-  for (size_t i = 0; i < n; i++) {
+  read_code(c);
+  const disasm_line *ins = c->ins;
+  for (size_t i = 0; i < c->n_ins; i++) {
     const char *t = ins[i].text;
     if (strcmp(t, "syscall") != 0 && strcmp(t, "sysenter") != 0 && strcmp(t, "int $0x80") != 0 &&
         !starts_with(t, "svc "))
@@ -1298,7 +1644,6 @@ static void audit_assembly(audit_ctx *c) {
     finding_add_line(c, &f, site_line(c, ins[i].sec, ins[i].offset));
     finding_keep(c, &f, NULL);
   }
-  disasm_free(ins, n);
 }
 
 /* "#line 1 \"/usr/include/stdio.h\"" would make the line tables place the student's code in
@@ -1458,6 +1803,10 @@ void audit_object(const audit_config *cfg, const char *object, const char *sourc
     audit_headers(&c);
   }
   sb_free(&why);
+  disasm_free(c.ins, c.n_ins);
+  free(c.ins_begin);
+  free(c.ins_end);
+  free(c.ins_relocated);
   elf_free(&c.elf);
   step_map_free(&c.steps);
   directives_free(c.directives, c.n_directives);

@@ -643,6 +643,82 @@ TEST_F(AuditTest, ARawStringHidesNoCode) {
   EXPECT_TRUE(Has(found, "inline assembly in raw.cpp line 5 (step 2)")) << Joined(found);
 }
 
+// Code before main is recognised by what it is, never by its name: the compilers' start-up code
+// reaches only the CUDA runtime's registration, atexit and <iostream>'s set-up, and stands in
+// the plain .init_array. Each of these is the student's, whatever it is called.
+TEST_F(AuditTest, ConstructorsAreRecognisedByWhatTheyAre) {
+  const char *source =
+      "#include <cstdlib>\n"                                                          // 1
+      "extern \"C\" void **__cudaRegisterFatBinary(void *fatbin);\n"                  // 2
+      "// =====================\n"                                                    // 3
+      "// Step 2: named like nvcc's registration\n"                                   // 4
+      "// =====================\n"                                                    // 5
+      "static void __sti____cudaRegisterAll(void) __attribute__((constructor));\n"    // 6
+      "static void __sti____cudaRegisterAll(void) {\n"                                // 7
+      "  __cudaRegisterFatBinary(nullptr);\n"                                         // 8
+      "  if (std::getenv(\"X\")) std::abort();\n"                                     // 9
+      "}\n"                                                                           // 10
+      "__attribute__((noinline)) static void helper() { if (std::getenv(\"Y\")) std::abort(); }\n"  // 11
+      "extern \"C\" __attribute__((constructor)) void __sti____cudaRegisterAll_2(void) {\n"  // 12
+      "  __cudaRegisterFatBinary(nullptr);\n"                                         // 13
+      "  helper();\n"                                                                 // 14
+      "}\n"                                                                           // 15
+      "// =====================\n"                                                    // 16
+      "// Step 3: named like a global initialiser, and a real one\n"                  // 17
+      "// =====================\n"                                                    // 18
+      "extern \"C\" __attribute__((constructor)) void _GLOBAL__sub_I_x(void) { std::getenv(\"Z\"); }\n"  // 19
+      "struct Early { Early() { if (std::getenv(\"W\")) std::abort(); } };\n"         // 20
+      "static Early early_object;\n"                                                  // 21
+      "// =====================\n"                                                    // 22
+      "// Step 4: registration alone, but before the sandbox; before the loader ends\n"  // 23
+      "// =====================\n"                                                    // 24
+      "__attribute__((constructor(50))) static void early50() { __cudaRegisterFatBinary(nullptr); }\n"  // 25
+      "static void nothing() {}\n"                                                    // 26
+      "__attribute__((section(\".preinit_array\"), used)) static void (*pre)() = nothing;\n"  // 27
+      "// =====================\n"                                                    // 28
+      "// Step 5: a resolver, and a function the start-up code calls\n"              // 29
+      "// =====================\n"                                                    // 30
+      "static int impl(int x) { return x; }\n"                                        // 31
+      "extern \"C\" void *resolve_chosen() { return (void *)impl; }\n"                // 32
+      "extern \"C\" int chosen(int) __attribute__((ifunc(\"resolve_chosen\")));\n"    // 33
+      "extern \"C\" void __cudaRegisterFunction(void **, const char *) {}\n";         // 34
+  ASSERT_EQ(Compile(kCxx, "ctors.cpp", source, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("ctors.cpp");
+  std::string all = Joined(found);
+  EXPECT_TRUE(Has(found, "constructor __sti____cudaRegisterAll() (it runs before the tests) in ctors.cpp "
+                         "line 8 (step 2)"))
+      << all;
+  // It reaches getenv only through a function of its own that no relocation shows.
+  EXPECT_TRUE(Has(found, "constructor __sti____cudaRegisterAll_2 (it runs before the tests) in ctors.cpp "
+                         "line 12 (step 2)"))
+      << all;
+  EXPECT_TRUE(Has(found, "constructor _GLOBAL__sub_I_x (it runs before the tests) in ctors.cpp line 19 "
+                         "(step 3)"))
+      << all;
+  EXPECT_TRUE(Has(found, "constructor: a global object's initialiser calls getenv (it runs before the "
+                         "tests) in ctors.cpp line 20 (step 3)"))
+      << all;
+  EXPECT_TRUE(Has(found, "constructor early50() (it runs before the tests) in ctors.cpp line 25 (step 4)"))
+      << all;
+  EXPECT_TRUE(Has(found, "constructor nothing() (it runs before the tests) in ctors.cpp line 26 (step 4)"))
+      << all;
+  EXPECT_TRUE(Has(found, "an IFUNC, chosen (its resolver runs in the dynamic loader, before the tests) "
+                         "in ctors.cpp line 32 (step 5)"))
+      << all;
+  EXPECT_TRUE(Has(found, "a definition of __cudaRegisterFunction, which the compilers' start-up code "
+                         "calls (it would run before the tests) in ctors.cpp line 34 (step 5)"))
+      << all;
+  EXPECT_EQ(found.size(), 8u) << all;
+  EXPECT_EQ(Joined(Audit("ctors.cpp", "audit allow constructor\n")), "");
+  // Unoptimised, the calls the assembler resolves itself are read from the machine code.
+  ASSERT_EQ(Compile(kCxx, "ctors.cpp", source, "-O0 -g"), 0) << CompileLog();
+  found = Audit("ctors.cpp");
+  all = Joined(found);
+  EXPECT_TRUE(Has(found, "constructor __sti____cudaRegisterAll_2 (it runs before the tests)")) << all;
+  EXPECT_TRUE(Has(found, "constructor: a global object's initialiser calls")) << all;
+  EXPECT_EQ(found.size(), 8u) << all;
+}
+
 // The CPU backend compiles a rewrite of the student's .cu that starts with #line 1 "<the .cu>":
 // findings carry the .cu's lines, also where addr2line names the rewrite (a constructor in
 // .text.startup has no line table of its own there).
@@ -929,4 +1005,42 @@ TEST_F(AuditTest, NvccWrappedCubIsFoundWithoutTheDependencyFile) {
   EXPECT_FALSE(Has(found, "step 4")) << all;
   EXPECT_EQ(Joined(Audit("lab.cu", "audit allow cub::* step=5\n")), "");
   EXPECT_NE(Joined(Audit("lab.cu", "audit allow cub::* step=4\n")), "");
+}
+
+// nvcc's kernel registration and <iostream>'s initialiser are recognised by what they reach,
+// optimised or not, with template kernels, __device__ and __managed__ variables; a constructor
+// of the student's beside them is still found. Compiled only.
+TEST_F(AuditTest, NvccStartUpCodeIsRecognisedByItsContents) {
+  std::string nvcc = GRADER_TEST_NVCC;
+  if (nvcc.empty() && std::system("nvcc --version >/dev/null 2>&1") == 0) nvcc = "nvcc";
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  const std::string clean =
+      "#include <iostream>\n"
+      "// =====================\n"
+      "// Step 1: kernels of every kind\n"
+      "// =====================\n"
+      "__global__ void k(int *p) { p[0] = 1; }\n"
+      "template <typename T> __global__ void kt(T *p) { p[0] = 2; }\n"
+      "__device__ int device_value;\n"
+      "__managed__ int managed_value;\n"
+      "int step1(int *p) {\n"
+      "  k<<<1, 1>>>(p);\n"
+      "  kt<<<1, 1>>>(p);\n"
+      "  std::cout << managed_value;\n"
+      "  return 0;\n"
+      "}\n";
+  const std::string hostile = clean +
+                              "#include <cstdlib>\n"
+                              "__attribute__((constructor)) static void early() { k<<<1, 1>>>(nullptr); }\n";
+  for (const char *level : {"-O3", "-O0"}) {
+    ASSERT_EQ(Compile(nvcc, "lab.cu", clean, std::string(level) + " -g -std=c++17 -Xcompiler=-fPIC"), 0)
+        << CompileLog();
+    EXPECT_EQ(Joined(Audit("lab.cu")), "") << level;
+    ASSERT_EQ(Compile(nvcc, "lab.cu", hostile, std::string(level) + " -g -std=c++17 -Xcompiler=-fPIC"), 0)
+        << CompileLog();
+    std::vector<std::string> found = Audit("lab.cu");
+    EXPECT_TRUE(Has(found, "constructor early() (it runs before the tests) in lab.cu line 16"))
+        << level << ": " << Joined(found);
+    EXPECT_EQ(found.size(), 1u) << level << ": " << Joined(found);
+  }
 }
