@@ -348,7 +348,11 @@ typedef struct elf_obj {
   size_t n_syms;
   elf_rel *rels;
   size_t n_rels;
+  size_t *functions; /* the function and data symbols, by section and address (symbol_at) */
+  size_t n_functions;
 } elf_obj;
+
+static void index_functions(elf_obj *o);
 
 static void elf_free(elf_obj *o) {
   for (size_t i = 0; i < o->n_syms; i++) {
@@ -356,6 +360,7 @@ static void elf_free(elf_obj *o) {
     free(o->syms[i].brief);
   }
   free(o->syms);
+  free(o->functions);
   free(o->secs);
   free(o->rels);
   free(o->data);
@@ -499,6 +504,7 @@ static int elf_load(elf_obj *o, const char *path, strbuf *why) {
           (elf_rel){r->info, sym, e.r_offset, rela ? e.r_addend : 0, (uint32_t)ELF64_R_TYPE(e.r_info)};
     }
   }
+  index_functions(o);
   return 0;
 bad:
   sb_append(why, "a malformed ELF object");
@@ -509,15 +515,50 @@ static int is_exec(const elf_obj *o, uint32_t sec) {
   return sec < o->n_secs && (o->secs[sec].flags & SHF_EXECINSTR);
 }
 
-/* The function symbol whose code holds `offset` of section `sec`; -1 if none. */
-static long function_at(const elf_obj *o, uint32_t sec, uint64_t offset, int exact) {
-  for (size_t i = 0; i < o->n_syms; i++) {
-    const elf_sym *y = &o->syms[i];
-    if (y->type != STT_FUNC || y->shndx != sec) continue;
-    if (exact ? y->value == offset : (offset >= y->value && offset - y->value < (y->size ? y->size : 1)))
-      return (long)i;
+/* The symbol of `type` (a function, or a data object) that holds `offset` of section `sec`
+ * (with `exact`, starts there); -1 if none. A binary search in the symbols sorted by section
+ * and address. */
+static long symbol_at(const elf_obj *o, uint32_t sec, uint64_t offset, int exact, unsigned type) {
+  size_t low = 0, high = o->n_functions;
+  while (low < high) { /* the first symbol past (sec, offset) */
+    size_t middle = low + (high - low) / 2;
+    const elf_sym *y = &o->syms[o->functions[middle]];
+    if (y->shndx < sec || (y->shndx == sec && y->value <= offset)) low = middle + 1;
+    else high = middle;
   }
-  return -1;
+  /* The symbols that start nearest below it, aliases of one another: the first in the symbol
+   * table that holds it. */
+  long hit = -1;
+  for (size_t i = low; i-- > 0;) {
+    const elf_sym *y = &o->syms[o->functions[i]];
+    if (y->shndx != sec || y->value != o->syms[o->functions[low - 1]].value) break;
+    if (y->type == type && (exact ? y->value == offset : offset - y->value < (y->size ? y->size : 1)))
+      hit = (long)o->functions[i];
+  }
+  return hit;
+}
+
+static long function_at(const elf_obj *o, uint32_t sec, uint64_t offset, int exact) {
+  return symbol_at(o, sec, offset, exact, STT_FUNC);
+}
+
+static const elf_obj *sorting; /* for by_address: qsort has no argument of its own */
+
+static int by_address(const void *a, const void *b) {
+  const elf_sym *x = &sorting->syms[*(const size_t *)a], *y = &sorting->syms[*(const size_t *)b];
+  if (x->shndx != y->shndx) return x->shndx < y->shndx ? -1 : 1;
+  if (x->value != y->value) return x->value < y->value ? -1 : 1;
+  return *(const size_t *)a < *(const size_t *)b ? -1 : *(const size_t *)a > *(const size_t *)b;
+}
+
+static void index_functions(elf_obj *o) {
+  o->functions = xcalloc(o->n_syms + 1, sizeof *o->functions);
+  for (size_t i = 0; i < o->n_syms; i++) {
+    if (o->syms[i].type == STT_FUNC || o->syms[i].type == STT_OBJECT) o->functions[o->n_functions++] = i;
+  }
+  sorting = o;
+  qsort(o->functions, o->n_functions, sizeof *o->functions, by_address);
+  sorting = NULL;
 }
 
 /* ---- the source: its steps, its code without comments and literals ---- */
@@ -823,6 +864,11 @@ typedef struct audit_ctx {
   size_t n_ins;
   size_t *ins_begin, *ins_end; /* per section: its instructions in `ins` */
   unsigned char *ins_relocated; /* per instruction: a relocation patches it */
+  struct place *places;      /* where code comes from, by section and offset (locate) */
+  size_t n_places;
+  unsigned char *start_up;   /* per symbol: 1 start-up code, 2 not, 0 not judged yet */
+  size_t *refs_begin, *refs; /* per symbol, the relocations that reach it (index_references):
+                                refs[refs_begin[s]] to refs[refs_begin[s + 1]] */
   step_map steps;
   audit_result *res;
 } audit_ctx;
@@ -837,38 +883,139 @@ static int same_file(audit_ctx *c, const char *path) {
   return same;
 }
 
-/* The line of the source file that the code at `offset` of section `sec` comes from: the
- * innermost inlined frame in the student's file (addr2line -i), or 0. `elsewhere` (may be
- * NULL) is set when the code is known to come from another file only (a header's). */
-static int site_line_in(audit_ctx *c, uint32_t sec, uint64_t offset, int *elsewhere) {
-  if (elsewhere) *elsewhere = 0;
-  if (!is_exec(&c->elf, sec)) return 0;
-  char address[32];
-  snprintf(address, sizeof address, "0x%llx", (unsigned long long)offset);
-  char *argv[] = {"addr2line", "-i", "-e", (char *)c->object, "-j", (char *)c->elf.secs[sec].name,
-                  address, NULL};
-  char *text = run_capture(argv, NULL);
-  int found = 0, other = 0;
-  for (char *line = text; line && *line && !found;) {
+/* nvcc's front end writes the host code it compiles to <name>.cudafe1.cpp (the student's code
+ * and the headers', under line markers back to their files, and code of its own: extended
+ * lambdas' wrappers) and the kernels' launch stubs and registration to <name>.cudafe1.stub.c.
+ * The line tables name those files for code no marker places (a bare marker after a system
+ * header's loses the file's name): an extended lambda's body, NVTX's functions. 1: the
+ * .cudafe1.cpp; 2: the stub file (stubs of the student's kernels and of a header's alike);
+ * 0: neither. */
+static int nvcc_generated(const audit_ctx *c, const char *path) {
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  const char *source = strrchr(c->source, '/') ? strrchr(c->source, '/') + 1 : c->source;
+  size_t stem = strcspn(source, ".");
+  static const char *const kinds[] = {".cudafe1.cpp", ".cudafe1.c", ".cudafe1.stub.c"};
+  for (size_t k = 0; k < 3; k++) {
+    size_t n = strlen(base), m = strlen(kinds[k]);
+    if (n < stem + m || strcmp(base + n - m, kinds[k]) != 0) continue;
+    const char *name = base + n - m - stem;
+    if (strncmp(name, source, stem) == 0 && (name == base || name[-1] == '_')) return k < 2 ? 1 : 2;
+  }
+  return 0;
+}
+
+/* Where the code at one place comes from, by its inlined frames (addr2line -i), innermost
+ * first. */
+typedef struct place {
+  uint32_t sec;
+  uint64_t offset;
+  int line;      /* the innermost frame in the student's file, or 0 */
+  int generated; /* no such frame, but one in nvcc's .cudafe1.cpp, or in its stub file with no
+                    header's frame: code on no line of the file, whose users decide whose it is */
+  int elsewhere; /* none of those, but a frame in another file with a line (a header's) */
+} place;
+
+static void place_frames(audit_ctx *c, place *p, char *frames) {
+  int from_source = 0, stub = 0, other = 0;
+  for (char *line = frames; line && *line && p->line == 0;) {
     char *eol = strchr(line, '\n');
     if (eol) *eol = '\0';
     char *discriminator = strstr(line, " (discriminator");
     if (discriminator) *discriminator = '\0';
     char *colon = strrchr(line, ':');
-    if (colon && isdigit((unsigned char)colon[1])) {
+    if (colon) {
       *colon = '\0';
-      if (same_file(c, line)) found = atoi(colon + 1);
-      else if (strcmp(line, "??") != 0 && atoi(colon + 1) > 0) other = 1;
+      int number = isdigit((unsigned char)colon[1]) ? atoi(colon + 1) : 0;
+      int generated = nvcc_generated(c, line);
+      if (same_file(c, line)) p->line = number;
+      else if (generated == 1) from_source = 1;
+      else if (generated == 2) stub = 1;
+      else if (strcmp(line, "??") != 0 && number > 0) other = 1;
     }
     line = eol ? eol + 1 : NULL;
   }
-  free(text);
-  if (elsewhere) *elsewhere = !found && other;
-  return found;
+  p->generated = p->line == 0 && (from_source || (stub && !other));
+  p->elsewhere = p->line == 0 && !p->generated && other;
 }
 
-static int site_line(audit_ctx *c, uint32_t sec, uint64_t offset) {
-  return site_line_in(c, sec, offset, NULL);
+static long place_index(const audit_ctx *c, uint32_t sec, uint64_t offset, int *found) {
+  size_t low = 0, high = c->n_places;
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    const place *p = &c->places[middle];
+    if (p->sec < sec || (p->sec == sec && p->offset < offset)) low = middle + 1;
+    else high = middle;
+  }
+  *found = low < c->n_places && c->places[low].sec == sec && c->places[low].offset == offset;
+  return (long)low;
+}
+
+/* Reads the places of `offsets` in section `sec` that are not known yet, a batch of them to
+ * one addr2line (-a marks where each address's frames begin). */
+static void locate(audit_ctx *c, uint32_t sec, const uint64_t *offsets, size_t n) {
+  enum { BATCH = 200 };
+  for (size_t i = 0; i < n;) {
+    char *argv[BATCH + 8] = {"addr2line", "-a", "-i", "-e", (char *)c->object, "-j",
+                             (char *)c->elf.secs[sec].name};
+    char addresses[BATCH][24];
+    size_t k = 0;
+    for (; i < n && k < BATCH; i++) {
+      int found;
+      place_index(c, sec, offsets[i], &found);
+      int twice = 0;
+      for (size_t j = 0; j < k && !twice; j++) twice = strtoull(addresses[j], NULL, 16) == offsets[i];
+      if (found || twice) continue;
+      snprintf(addresses[k], sizeof addresses[k], "0x%llx", (unsigned long long)offsets[i]);
+      argv[7 + k] = addresses[k];
+      k++;
+    }
+    if (k == 0) continue;
+    argv[7 + k] = NULL;
+    char *text = is_exec(&c->elf, sec) ? run_capture(argv, NULL) : NULL;
+    /* Each address's frames follow the line that repeats it ("0x" and 16 digits). */
+    char *cursor = text;
+    for (size_t j = 0; j < k; j++) {
+      place p = {sec, strtoull(addresses[j], NULL, 16), 0, 0, 0};
+      char *frames = NULL;
+      if (cursor && strncmp(cursor, "0x", 2) == 0) {
+        frames = strchr(cursor, '\n');
+        frames = frames ? frames + 1 : NULL;
+        cursor = frames;
+        while (cursor && *cursor && !(strncmp(cursor, "0x", 2) == 0 && strspn(cursor + 2, "0123456789abcdef") == 16))
+          cursor = strchr(cursor, '\n') ? strchr(cursor, '\n') + 1 : NULL;
+        if (cursor && cursor > frames) cursor[-1] = '\0';
+      }
+      if (frames) place_frames(c, &p, frames);
+      int found;
+      long at = place_index(c, sec, p.offset, &found);
+      c->places = xrealloc(c->places, (c->n_places + 1) * sizeof *c->places);
+      memmove(&c->places[at + 1], &c->places[at], (c->n_places - (size_t)at) * sizeof *c->places);
+      c->places[at] = p;
+      c->n_places++;
+    }
+    free(text);
+  }
+}
+
+static place place_of(audit_ctx *c, uint32_t sec, uint64_t offset) {
+  int found;
+  if (sec >= c->elf.n_secs) return (place){sec, offset, 0, 0, 0};
+  locate(c, sec, &offset, 1);
+  return c->places[place_index(c, sec, offset, &found)];
+}
+
+static void finding_add_line(audit_ctx *c, audit_finding *f, int line);
+
+/* Adds the line of the code at `offset` of section `sec`; code on no line of the file counts
+ * for every step, and the report says why. */
+static void finding_add_site(audit_ctx *c, audit_finding *f, uint32_t sec, uint64_t offset) {
+  place p = place_of(c, sec, offset);
+  if (p.line > 0) {
+    finding_add_line(c, f, p.line);
+  } else if (!p.elsewhere) {
+    f->unplaced = f->unplaced > (p.generated ? 2 : 1) ? f->unplaced : p.generated ? 2 : 1;
+    f->every_step = 1;
+  }
 }
 
 static void finding_add_line(audit_ctx *c, audit_finding *f, int line) {
@@ -954,6 +1101,7 @@ static void finding_keep(audit_ctx *c, audit_finding *f, const char *pattern) {
     }
     for (size_t k = 0; k < f->n_lines; k++) finding_add_line(c, g, f->lines[k]);
     g->every_step |= f->every_step;
+    if (f->unplaced > g->unplaced) g->unplaced = f->unplaced;
     finding_free(f);
     return;
   }
@@ -970,7 +1118,7 @@ static void finding_start(audit_ctx *c, audit_finding *f, const char *name, char
   sl_init(&f->steps);
 }
 
-/* ---- forbidden symbols ---- */
+/* ---- the machine code ---- */
 
 typedef struct disasm_line {
   uint32_t sec;
@@ -1028,161 +1176,6 @@ static size_t disassemble(audit_ctx *c, uint32_t sec, uint64_t begin, uint64_t e
   }
   free(text);
   return n;
-}
-
-/* nvcc gives each __device__ function a host stub that calls exit(1), should host code ever
- * call it: `int volatile ___ = 1; ::exit(___);`. exit(1) fails the test, so such a stub is no
- * threat; the check follows the 1 into the call (x86-64), so that no call to exit with another
- * value passes as one. */
-static int nvcc_exit_stub(audit_ctx *c, long fn) {
-  if (fn < 0 || c->elf.machine != EM_X86_64) return 0;
-  const elf_sym *f = &c->elf.syms[fn];
-  if (f->size == 0 || f->size > 64) return 0;
-  size_t calls = 0;
-  for (size_t i = 0; i < c->elf.n_rels; i++) {
-    const elf_rel *r = &c->elf.rels[i];
-    if (r->sec != f->shndx || r->offset < f->value || r->offset >= f->value + f->size) continue;
-    if (strcmp(c->elf.syms[r->sym].name, "exit") != 0) return 0;
-    calls++;
-  }
-  if (calls != 1) return 0;
-  disasm_line *ins = NULL;
-  size_t n = disassemble(c, f->shndx, f->value, f->value + f->size, &ins);
-  /* Follows the value 1 from its store to %edi, whatever the compiler's order (gcc 12 and 13
-   * differ; Ubuntu's gcc 13 aligns the stack with "push %rax; pop %rax"): stack set-up, spills of the arguments to the stack, and padding may stand around
-   * it; any other instruction, or a call with anything but 1 in %edi, is not nvcc's stub. */
-  char slot[64] = "";
-  int edi_one = 0, eax_one = 0, called = 0, ok = 1;
-  for (size_t i = 0; ok && i < n; i++) {
-    const char *t = ins[i].text;
-    const char *comma = strrchr(t, ',');
-    if (called) {
-      ok = starts_with(t, "nop") || starts_with(t, "xchg %ax,%ax") || starts_with(t, "data16") ||
-           starts_with(t, "cs nop") || strcmp(t, "int3") == 0;
-    } else if (strcmp(t, "endbr64") == 0 || starts_with(t, "push %r") || starts_with(t, "pop %r") ||
-               starts_with(t, "sub $0x") || strcmp(t, "mov %rsp,%rbp") == 0) {
-      continue;
-    } else if (starts_with(t, "movl $0x1,") && strstr(t, "(%r") &&
-               strlen(t + 10) < sizeof slot) {
-      strcpy(slot, t + 10);
-    } else if (strcmp(t, "mov $0x1,%edi") == 0) {
-      edi_one = 1;
-    } else if (slot[0] && starts_with(t, "mov ") && comma &&
-               strncmp(t + 4, slot, strlen(slot)) == 0 && t + 4 + strlen(slot) == comma) {
-      if (strcmp(comma, ",%edi") == 0) edi_one = 1;
-      else if (strcmp(comma, ",%eax") == 0) eax_one = 1;
-      else ok = 0;
-    } else if (strcmp(t, "mov %eax,%edi") == 0) {
-      edi_one = eax_one;
-    } else if ((starts_with(t, "mov") || starts_with(t, "movsd") || starts_with(t, "movss") ||
-                starts_with(t, "movq") || starts_with(t, "movaps")) &&
-               comma && strstr(comma, "(%r") && strstr(t, "%edi,") == NULL) {
-      if (slot[0] && strcmp(comma + 1, slot) == 0) slot[0] = '\0'; /* the 1 overwritten */
-      continue; /* an argument spilled to the stack (an -O0 habit, harmless) */
-    } else if (starts_with(t, "call ")) {
-      ok = edi_one;
-      called = 1;
-    } else {
-      ok = 0;
-    }
-  }
-  ok = ok && called;
-  disasm_free(ins, n);
-  return ok;
-}
-
-typedef struct site_count {
-  size_t sites;   /* references to the symbol itself */
-  size_t stubs;   /* of them, in nvcc's exit(1) stubs */
-  size_t foreign; /* of them, in code from other files (a header) that no line of the student's reaches */
-} site_count;
-
-/* Adds the lines that reference symbol `sym`: a reference's own line when it is in the
- * student's file, else the lines that reference the function it sits in (a library's template
- * calling another), a few levels up. Returns how many lines it found. */
-static size_t symbol_lines(audit_ctx *c, audit_finding *f, uint32_t sym, int depth, char *visited,
-                           site_count *count) {
-  const elf_obj *o = &c->elf;
-  size_t examined = 0, found = 0;
-  for (size_t i = 0; i < o->n_rels && examined < 8; i++) {
-    const elf_rel *r = &o->rels[i];
-    if (r->sym != sym) continue;
-    long fn = function_at(o, r->sec, r->offset, 0);
-    if (depth == 0) {
-      count->sites++;
-      if (strcmp(o->syms[sym].name, "exit") == 0 && nvcc_exit_stub(c, fn)) {
-        count->stubs++;
-        continue;
-      }
-    }
-    examined++;
-    int elsewhere = 0;
-    int line = site_line_in(c, r->sec, r->offset, &elsewhere);
-    size_t above = 0;
-    if (line > 0) {
-      finding_add_line(c, f, line);
-      found++;
-    } else if (fn >= 0 && depth < 4 && !visited[fn]) {
-      visited[fn] = 1;
-      above = symbol_lines(c, f, (uint32_t)fn, depth + 1, visited, count);
-      found += above;
-    }
-    if (depth == 0 && line == 0 && above == 0 && elsewhere) count->foreign++;
-  }
-  return found;
-}
-
-static void audit_symbols(audit_ctx *c) {
-  const elf_obj *o = &c->elf;
-  for (size_t i = 1; i < o->n_syms; i++) {
-    const elf_sym *y = &o->syms[i];
-    if (y->name[0] == '\0' || y->type == STT_SECTION || y->type == STT_FILE) continue;
-    const char *pattern = forbidding_pattern(c->cfg, y->full, y->brief);
-    if (pattern == NULL) continue;
-    audit_finding f;
-    finding_start(c, &f, y->full, xasprintf("forbidden symbol %s", y->brief));
-    char *visited = xcalloc(o->n_syms + 1, 1);
-    site_count count = {0, 0, 0};
-    symbol_lines(c, &f, (uint32_t)i, 0, visited, &count);
-    free(visited);
-    /* Used by no code of the student's: called only by nvcc's stubs, or by a header's code
-     * that nothing of the student's reaches, or defined by a header and never referenced. A
-     * library's header is itself audited (audit_headers). */
-    int unused = 0;
-    if (f.n_lines == 0 && count.sites > 0) {
-      unused = count.stubs + count.foreign == count.sites;
-    } else if (f.n_lines == 0 && y->shndx != SHN_UNDEF) {
-      int elsewhere = 1;
-      if (y->type == STT_FUNC && y->shndx < o->n_secs)
-        finding_add_line(c, &f, site_line_in(c, y->shndx, y->value, &elsewhere));
-      unused = f.n_lines == 0 && (elsewhere || y->type != STT_FUNC);
-    }
-    /* A library's symbol that no line reaches: the lines where the code names the library,
-     * the namespace the pattern names ("cub" in "mywrap::cub::..."; not "mywrap", which a
-     * #define above the steps names), else the symbol's outer namespace. */
-    const char *colons = strstr(y->brief, "::");
-    if (f.n_lines == 0 && colons && count.stubs == 0) {
-      int named = 0;
-      for (const char *alt = pattern; alt; alt = strchr(alt, '|') ? strchr(alt, '|') + 1 : NULL) {
-        if (!namespace_pattern(alt, strcspn(alt, "|"))) continue;
-        char *ns = xstrndup(alt, strcspn(alt, ":"));
-        text_lines(c, &f, ns, 0);
-        free(ns);
-        named = 1;
-      }
-      if (!named) {
-        char *ns = xstrndup(y->brief, (size_t)(colons - y->brief));
-        text_lines(c, &f, ns, 0);
-        free(ns);
-      }
-      if (f.n_lines > 0) unused = 0;
-    }
-    if (unused) {
-      finding_free(&f);
-      continue;
-    }
-    finding_keep(c, &f, pattern);
-  }
 }
 
 /* ---- what code reaches ---- */
@@ -1265,9 +1258,27 @@ typedef struct code_ref {
   long data;       /* a data section of this object (0: data with no section), or -1 */
 } code_ref;        /* none of them: code that no function symbol covers */
 
-/* The target of a relocation; PC-relative ones on x86-64 count from the field's end. */
+/* The section and offset a relocation points at, when its symbol lies in a section of this
+ * object: PC-relative ones on x86-64 count from the end of their 4-byte field. */
+static int relocation_address(const elf_obj *o, const elf_rel *r, uint32_t *sec, uint64_t *offset) {
+  const elf_sym *t = &o->syms[r->sym];
+  if (t->shndx == SHN_UNDEF || t->shndx >= o->n_secs) return 0;
+  int pc_relative = o->machine == EM_X86_64 &&
+                    (r->type == R_X86_64_PC32 || r->type == R_X86_64_PLT32 ||
+                     r->type == R_X86_64_GOTPCREL || r->type == R_X86_64_GOTPCRELX ||
+                     r->type == R_X86_64_REX_GOTPCRELX);
+  int64_t at = (int64_t)t->value + r->addend + (pc_relative ? 4 : 0);
+  if (at < 0) return 0;
+  *sec = t->shndx;
+  *offset = (uint64_t)at;
+  return 1;
+}
+
+/* The target of a relocation. */
 static void relocation_target(const elf_obj *o, const elf_rel *r, code_ref *ref) {
   const elf_sym *t = &o->syms[r->sym];
+  uint32_t sec;
+  uint64_t offset;
   ref->sym = ref->fn = ref->data = -1;
   if (t->shndx == SHN_UNDEF) {
     ref->sym = r->sym;
@@ -1277,13 +1288,8 @@ static void relocation_target(const elf_obj *o, const elf_rel *r, code_ref *ref)
     ref->data = t->shndx;
   } else if (t->type == STT_FUNC) {
     ref->fn = r->sym;
-  } else if (t->type != STT_GNU_IFUNC) {
-    int pc_relative = o->machine == EM_X86_64 &&
-                      (r->type == R_X86_64_PC32 || r->type == R_X86_64_PLT32 ||
-                       r->type == R_X86_64_GOTPCREL || r->type == R_X86_64_GOTPCRELX ||
-                       r->type == R_X86_64_REX_GOTPCRELX);
-    int64_t at = (int64_t)t->value + r->addend + (pc_relative ? 4 : 0);
-    ref->fn = at >= 0 ? function_at(o, t->shndx, (uint64_t)at, 0) : -1;
+  } else if (t->type != STT_GNU_IFUNC && relocation_address(o, r, &sec, &offset)) {
+    ref->fn = function_at(o, sec, offset, 0);
   }
 }
 
@@ -1437,6 +1443,7 @@ static int judged(judge *j, unsigned char *state, int ok, int outer_assumed) {
 }
 
 static int judge_function(judge *j, long fn, int kind);
+static char *ref_name(const audit_ctx *c, const code_ref *r);
 
 /* Data that code of `kind` reads may hold the addresses of functions (a table of pointers):
  * each of them must be such code too. */
@@ -1515,6 +1522,31 @@ static int generated_entry(audit_ctx *c, const elf_sec *s, long fn) {
   return clean && ((marks & MARK_SANITIZER) || (plain && (marks & (MARK_REGISTRATION | MARK_IOSTREAM))));
 }
 
+/* The function of an init array's entry, or -1. */
+static long entry_function(const elf_obj *o, const elf_rel *r) {
+  const elf_sym *t = &o->syms[r->sym];
+  return t->type == STT_SECTION ? function_at(o, t->shndx, (uint64_t)r->addend, 1)
+         : t->type == STT_FUNC   ? (long)r->sym
+                                 : -1;
+}
+
+/* Whether function `fn` is start-up code (nvcc's registration is): what it refers to, it only
+ * registers (a kernel's stub, a __device__ variable's host copy) and uses nothing. */
+static int compilers_start_up(audit_ctx *c, long fn) {
+  if (fn < 0) return 0;
+  if (c->start_up == NULL) {
+    read_code(c);
+    c->start_up = xcalloc(c->elf.n_syms + 1, 1);
+  }
+  if (c->start_up[fn] == 0) {
+    judge j;
+    judge_init(&j, c);
+    c->start_up[fn] = judge_function(&j, fn, START_UP) ? 1 : 2;
+    judge_free(&j);
+  }
+  return c->start_up[fn] == 1;
+}
+
 /* What a reference reaches, for a report. */
 static char *ref_name(const audit_ctx *c, const code_ref *r) {
   const elf_obj *o = &c->elf;
@@ -1545,13 +1577,13 @@ static void constructor_finding(audit_ctx *c, const elf_sec *s, const elf_sym *t
     for (size_t i = 0; i < n; i++) {
       if (judge_ref(&j, &refs[i], START_UP, through_pointers)) continue;
       if (first == NULL) first = &refs[i];
-      finding_add_line(c, &f, site_line(c, refs[i].sec, refs[i].offset));
+      finding_add_site(c, &f, refs[i].sec, refs[i].offset);
     }
     char *name = first ? ref_name(c, first) : NULL;
     f.what = name ? xasprintf("constructor: a global object's initialiser calls %s (it runs %s the tests)",
                               name, when)
                   : xasprintf("constructor: a global object's initialiser (it runs %s the tests)", when);
-    if (first == NULL) finding_add_line(c, &f, site_line(c, y->shndx, y->value));
+    if (first == NULL) finding_add_site(c, &f, y->shndx, y->value);
     free(name);
     free(refs);
     judge_free(&j);
@@ -1559,7 +1591,7 @@ static void constructor_finding(audit_ctx *c, const elf_sec *s, const elf_sym *t
     finding_start(c, &f, "constructor",
                   xasprintf("%s %s (it runs %s the tests)", destructor ? "destructor" : "constructor",
                             y ? y->full : t->type == STT_SECTION ? "?" : t->full, when));
-    if (y) finding_add_line(c, &f, site_line(c, y->shndx, y->value));
+    if (y) finding_add_site(c, &f, y->shndx, y->value);
   }
   finding_keep(c, &f, NULL);
 }
@@ -1577,11 +1609,8 @@ static void audit_constructors(audit_ctx *c) {
     const elf_rel *r = &o->rels[i];
     const elf_sec *s = &o->secs[r->sec];
     if (!init_section(s)) continue;
-    const elf_sym *t = &o->syms[r->sym];
-    long fn = t->type == STT_SECTION ? function_at(o, t->shndx, (uint64_t)r->addend, 1)
-              : t->type == STT_FUNC   ? (long)r->sym
-                                      : -1;
-    if (!generated_entry(c, s, fn)) constructor_finding(c, s, t, fn);
+    long fn = entry_function(o, r);
+    if (!generated_entry(c, s, fn)) constructor_finding(c, s, &o->syms[r->sym], fn);
   }
   for (size_t i = 1; i < o->n_secs; i++) {
     const elf_sec *s = &o->secs[i];
@@ -1597,7 +1626,7 @@ static void audit_constructors(audit_ctx *c) {
     } else if (strcmp(s->name, ".init") == 0 || strcmp(s->name, ".fini") == 0) {
       /* Code placed in the .init or .fini section runs with the program's own start-up. */
       finding_start(c, &f, "constructor", xasprintf("code in the %s section", s->name));
-      finding_add_line(c, &f, site_line(c, (uint32_t)i, 0));
+      finding_add_site(c, &f, (uint32_t)i, 0);
       finding_keep(c, &f, NULL);
     }
   }
@@ -1616,8 +1645,304 @@ static void audit_constructors(audit_ctx *c) {
     } else {
       continue;
     }
-    if (y->shndx < o->n_secs && is_exec(o, y->shndx)) finding_add_line(c, &f, site_line(c, y->shndx, y->value));
+    if (y->shndx < o->n_secs && is_exec(o, y->shndx)) finding_add_site(c, &f, y->shndx, y->value);
     finding_keep(c, &f, NULL);
+  }
+}
+
+/* ---- forbidden symbols ---- */
+
+/* nvcc gives each __device__ function a host stub that calls exit(1), should host code ever
+ * call it: `int volatile ___ = 1; ::exit(___);`. exit(1) fails the test, so such a stub is no
+ * threat; the check follows the 1 into the call (x86-64), so that no call to exit with another
+ * value passes as one. */
+static int nvcc_exit_stub(audit_ctx *c, long fn) {
+  if (fn < 0 || c->elf.machine != EM_X86_64) return 0;
+  const elf_sym *f = &c->elf.syms[fn];
+  if (f->size == 0 || f->size > 64) return 0;
+  size_t calls = 0;
+  for (size_t i = 0; i < c->elf.n_rels; i++) {
+    const elf_rel *r = &c->elf.rels[i];
+    if (r->sec != f->shndx || r->offset < f->value || r->offset >= f->value + f->size) continue;
+    if (strcmp(c->elf.syms[r->sym].name, "exit") != 0) return 0;
+    calls++;
+  }
+  if (calls != 1) return 0;
+  disasm_line *ins = NULL;
+  size_t n = disassemble(c, f->shndx, f->value, f->value + f->size, &ins);
+  /* Follows the value 1 from its store to %edi, whatever the compiler's order (gcc 12 and 13
+   * differ; Ubuntu's gcc 13 aligns the stack with "push %rax; pop %rax"): stack set-up, spills of the arguments to the stack, and padding may stand around
+   * it; any other instruction, or a call with anything but 1 in %edi, is not nvcc's stub. */
+  char slot[64] = "";
+  int edi_one = 0, eax_one = 0, called = 0, ok = 1;
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *t = ins[i].text;
+    const char *comma = strrchr(t, ',');
+    if (called) {
+      ok = starts_with(t, "nop") || starts_with(t, "xchg %ax,%ax") || starts_with(t, "data16") ||
+           starts_with(t, "cs nop") || strcmp(t, "int3") == 0;
+    } else if (strcmp(t, "endbr64") == 0 || starts_with(t, "push %r") || starts_with(t, "pop %r") ||
+               starts_with(t, "sub $0x") || strcmp(t, "mov %rsp,%rbp") == 0) {
+      continue;
+    } else if (starts_with(t, "movl $0x1,") && strstr(t, "(%r") &&
+               strlen(t + 10) < sizeof slot) {
+      strcpy(slot, t + 10);
+    } else if (strcmp(t, "mov $0x1,%edi") == 0) {
+      edi_one = 1;
+    } else if (slot[0] && starts_with(t, "mov ") && comma &&
+               strncmp(t + 4, slot, strlen(slot)) == 0 && t + 4 + strlen(slot) == comma) {
+      if (strcmp(comma, ",%edi") == 0) edi_one = 1;
+      else if (strcmp(comma, ",%eax") == 0) eax_one = 1;
+      else ok = 0;
+    } else if (strcmp(t, "mov %eax,%edi") == 0) {
+      edi_one = eax_one;
+    } else if ((starts_with(t, "mov") || starts_with(t, "movsd") || starts_with(t, "movss") ||
+                starts_with(t, "movq") || starts_with(t, "movaps")) &&
+               comma && strstr(comma, "(%r") && strstr(t, "%edi,") == NULL) {
+      if (slot[0] && strcmp(comma + 1, slot) == 0) slot[0] = '\0'; /* the 1 overwritten */
+      continue; /* an argument spilled to the stack (an -O0 habit, harmless) */
+    } else if (starts_with(t, "call ")) {
+      ok = edi_one;
+      called = 1;
+    } else {
+      ok = 0;
+    }
+  }
+  ok = ok && called;
+  disasm_free(ins, n);
+  return ok;
+}
+
+/* References no use of the student's is made through: the unwinder's tables and the
+ * exception tables point at every function. */
+static int bookkeeping_section(const elf_sec *s) {
+  return starts_with(s->name, ".eh_frame") || starts_with(s->name, ".gcc_except_table");
+}
+
+/* The function or data object that relocation `r` reaches through a section's symbol and an
+ * address inside it (how an object refers to its own local code and data, and a function to its
+ * cold part), or -1. */
+static long section_holder(const elf_obj *o, const elf_rel *r) {
+  uint32_t sec;
+  uint64_t offset;
+  if (o->syms[r->sym].type != STT_SECTION || !relocation_address(o, r, &sec, &offset)) return -1;
+  return symbol_at(o, sec, offset, 0, is_exec(o, sec) ? STT_FUNC : STT_OBJECT);
+}
+
+/* Every symbol's references, once: the relocations that name it, and those that reach it
+ * through its section's symbol. */
+static void index_references(audit_ctx *c) {
+  const elf_obj *o = &c->elf;
+  if (c->refs_begin) return;
+  long *holder = xcalloc(o->n_rels + 1, sizeof *holder);
+  c->refs_begin = xcalloc(o->n_syms + 2, sizeof *c->refs_begin);
+  for (size_t i = 0; i < o->n_rels; i++) {
+    holder[i] = section_holder(o, &o->rels[i]);
+    if (bookkeeping_section(&o->secs[o->rels[i].sec])) continue;
+    c->refs_begin[o->rels[i].sym + 1]++;
+    if (holder[i] >= 0 && holder[i] != (long)o->rels[i].sym) c->refs_begin[holder[i] + 1]++;
+  }
+  for (size_t k = 0; k < o->n_syms; k++) c->refs_begin[k + 1] += c->refs_begin[k];
+  c->refs = xcalloc(c->refs_begin[o->n_syms] + 1, sizeof *c->refs);
+  size_t *next = xcalloc(o->n_syms + 1, sizeof *next);
+  memcpy(next, c->refs_begin, o->n_syms * sizeof *next);
+  for (size_t i = 0; i < o->n_rels; i++) {
+    if (bookkeeping_section(&o->secs[o->rels[i].sec])) continue;
+    c->refs[next[o->rels[i].sym]++] = i;
+    if (holder[i] >= 0 && holder[i] != (long)o->rels[i].sym) c->refs[next[holder[i]]++] = i;
+  }
+  free(next);
+  free(holder);
+}
+
+/* What holds a reference made from data: the data object it lies in, else its section's
+ * symbol (every reference to that section then counts as one to it); -1 if neither. */
+static long data_holder(const elf_obj *o, uint32_t sec, uint64_t offset) {
+  long object = symbol_at(o, sec, offset, 0, STT_OBJECT);
+  for (size_t i = 1; object < 0 && i < o->n_syms; i++) {
+    if (o->syms[i].type == STT_SECTION && o->syms[i].shndx == sec) object = (long)i;
+  }
+  return object;
+}
+
+static int by_place(const void *a, const void *b) {
+  const elf_rel *x = a, *y = b;
+  if (x->sec != y->sec) return x->sec < y->sec ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Reads the places of every reference to `sym` from code, one addr2line per section. */
+static void locate_references(audit_ctx *c, uint32_t sym) {
+  const elf_obj *o = &c->elf;
+  size_t n = c->refs_begin[sym + 1] - c->refs_begin[sym];
+  elf_rel *rels = xcalloc(n + 1, sizeof *rels);
+  uint64_t *offsets = xcalloc(n + 1, sizeof *offsets);
+  size_t m = 0;
+  for (size_t k = c->refs_begin[sym]; k < c->refs_begin[sym + 1]; k++) {
+    if (is_exec(o, o->rels[c->refs[k]].sec)) rels[m++] = o->rels[c->refs[k]];
+  }
+  if (m > 1) qsort(rels, m, sizeof *rels, by_place);
+  for (size_t i = 0; i < m;) {
+    size_t k = 0;
+    uint32_t sec = rels[i].sec;
+    for (; i < m && rels[i].sec == sec; i++) offsets[k++] = rels[i].offset;
+    locate(c, sec, offsets, k);
+  }
+  free(offsets);
+  free(rels);
+}
+
+/* What the references to a symbol came to. */
+typedef struct reach {
+  size_t lines;   /* lines of the student's file found */
+  size_t users;   /* references read: not nvcc's stubs, not its registration */
+  int unplaced;   /* the most of audit_finding.unplaced among them and their users */
+} reach;
+
+/* One finding's walk from a symbol to the lines that use it. */
+typedef struct walk {
+  audit_finding *f;
+  unsigned char *state; /* per symbol: 0 not walked, 1 being walked, 2 walked (in `memo`) */
+  reach *memo;
+  size_t sites;   /* references to the symbol itself */
+  size_t skipped; /* of them, in nvcc's exit(1) stubs or its registration */
+  size_t stubs;   /* of them, in nvcc's exit(1) stubs */
+  size_t foreign; /* of them, in other files' code that no line of the student's reaches */
+} walk;
+
+enum { WALK_DEPTH = 4 };
+
+static reach symbol_uses(audit_ctx *c, walk *w, uint32_t sym, int depth);
+
+/* The uses of what holds a reference (the function it is in, the data it lies in), each
+ * walked once per finding. Four levels up at most (a library's templates calling one another,
+ * as before): past them, or back into itself, a holder counts as used by other files' code,
+ * and neither places nor flags. */
+static reach holder_uses(audit_ctx *c, walk *w, long holder, int depth) {
+  reach none = {0, 0, 0}, neutral = {0, 1, 0};
+  if (holder < 0) return none; /* code no function symbol covers: nothing is known to use it */
+  if (depth >= WALK_DEPTH || w->state[holder] == 1) return neutral;
+  if (w->state[holder] == 2) return w->memo[holder];
+  w->state[holder] = 1;
+  w->memo[holder] = symbol_uses(c, w, (uint32_t)holder, depth + 1);
+  w->state[holder] = 2;
+  return w->memo[holder];
+}
+
+/* Adds the lines that use symbol `sym`: a reference's own line when it is in the student's
+ * file, else the lines that use the function or the data it lies in (a library's template
+ * calling another, a table of pointers), and so on up. No reference is dropped for want of a
+ * line: code of another file's (a header's) that no line of the student's reaches is no use
+ * of the student's, nor is data that only such code reads or that no file can read (a local
+ * object nothing refers to); any other reference that reaches no line, in code nvcc
+ * generated or where the line tables say nothing, is unplaced. nvcc's generated code holds a
+ * header's code too (NVTX's, inside CUB): generated code that only other files' code uses is
+ * theirs. */
+static reach symbol_uses(audit_ctx *c, walk *w, uint32_t sym, int depth) {
+  const elf_obj *o = &c->elf;
+  reach out = {0, 0, 0};
+  locate_references(c, sym);
+  for (size_t k = c->refs_begin[sym]; k < c->refs_begin[sym + 1]; k++) {
+    const elf_rel *r = &o->rels[c->refs[k]];
+    int code = is_exec(o, r->sec);
+    long holder = code ? function_at(o, r->sec, r->offset, 0) : data_holder(o, r->sec, r->offset);
+    w->sites += depth == 0;
+    if (depth == 0 && code && strcmp(o->syms[sym].name, "exit") == 0 && nvcc_exit_stub(c, holder)) {
+      w->skipped++;
+      w->stubs++;
+      continue;
+    }
+    if (code && compilers_start_up(c, holder)) {
+      w->skipped += depth == 0; /* registering a kernel's stub is no use of it */
+      continue;
+    }
+    out.users++;
+    place p = code ? place_of(c, r->sec, r->offset) : (place){r->sec, r->offset, 0, 0, 0};
+    if (p.line > 0) {
+      finding_add_line(c, w->f, p.line);
+      out.lines++;
+      continue;
+    }
+    reach above = holder_uses(c, w, holder, depth);
+    out.lines += above.lines;
+    if (above.unplaced > out.unplaced) out.unplaced = above.unplaced;
+    if (above.lines > 0 || above.unplaced > 0) continue;
+    /* Its users, if any, are all other files' code. */
+    const elf_sym *h = holder >= 0 ? &o->syms[holder] : NULL;
+    int own = 0;
+    if (above.users == 0) own = h == NULL || h->bind != STB_LOCAL ? (p.generated ? 2 : 1) : 0;
+    if (code && p.elsewhere) own = 0;
+    if (own > out.unplaced) out.unplaced = own;
+    w->foreign += depth == 0 && own == 0;
+  }
+  return out;
+}
+
+static void audit_symbols(audit_ctx *c) {
+  const elf_obj *o = &c->elf;
+  index_references(c);
+  for (size_t i = 1; i < o->n_syms; i++) {
+    const elf_sym *y = &o->syms[i];
+    if (y->name[0] == '\0' || y->type == STT_SECTION || y->type == STT_FILE) continue;
+    const char *pattern = forbidding_pattern(c->cfg, y->full, y->brief);
+    if (pattern == NULL) continue;
+    audit_finding f;
+    finding_start(c, &f, y->full, xasprintf("forbidden symbol %s", y->brief));
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.f = &f;
+    w.state = xcalloc(o->n_syms + 1, 1);
+    w.memo = xcalloc(o->n_syms + 1, sizeof *w.memo);
+    w.state[i] = 1;
+    reach uses = symbol_uses(c, &w, (uint32_t)i, 0);
+    free(w.state);
+    free(w.memo);
+    /* Used by no code of the student's: called only by nvcc's stubs or registered by its
+     * start-up code, or used by other files' code that nothing of the student's reaches, or
+     * defined by a header and never referenced. A library's header is itself audited
+     * (audit_headers). A use that no line places counts for every step. */
+    int unused = 0;
+    if (uses.unplaced) {
+      f.unplaced = uses.unplaced;
+      f.every_step = 1;
+    } else if (f.n_lines == 0 && w.sites > 0) {
+      unused = w.skipped + w.foreign == w.sites;
+    } else if (f.n_lines == 0 && y->shndx != SHN_UNDEF) {
+      /* Defined, and referenced by nothing here: its own code's place decides. */
+      place p = {0, 0, 0, 0, 1};
+      if (y->type == STT_FUNC && y->shndx < o->n_secs) p = place_of(c, y->shndx, y->value);
+      finding_add_line(c, &f, p.line);
+      if (p.line == 0 && !p.elsewhere && y->type == STT_FUNC && y->bind != STB_LOCAL) {
+        f.unplaced = p.generated ? 2 : 1;
+        f.every_step = 1;
+      }
+      unused = f.n_lines == 0 && !f.unplaced;
+    }
+    /* A library's symbol that no line reaches: the lines where the code names the library,
+     * the namespace the pattern names ("cub" in "mywrap::cub::..."; not "mywrap", which a
+     * #define above the steps names), else the symbol's outer namespace. */
+    const char *colons = strstr(y->brief, "::");
+    if (f.n_lines == 0 && colons && w.stubs == 0) {
+      int named = 0;
+      for (const char *alt = pattern; alt; alt = strchr(alt, '|') ? strchr(alt, '|') + 1 : NULL) {
+        if (!namespace_pattern(alt, strcspn(alt, "|"))) continue;
+        char *ns = xstrndup(alt, strcspn(alt, ":"));
+        text_lines(c, &f, ns, 0);
+        free(ns);
+        named = 1;
+      }
+      if (!named) {
+        char *ns = xstrndup(y->brief, (size_t)(colons - y->brief));
+        text_lines(c, &f, ns, 0);
+        free(ns);
+      }
+      if (f.n_lines > 0) unused = 0;
+    }
+    if (unused) {
+      finding_free(&f);
+      continue;
+    }
+    finding_keep(c, &f, pattern);
   }
 }
 
@@ -1641,7 +1966,7 @@ static void audit_assembly(audit_ctx *c) {
         !starts_with(t, "svc "))
       continue;
     finding_start(c, &f, "asm", xasprintf("system call instruction '%s'", t));
-    finding_add_line(c, &f, site_line(c, ins[i].sec, ins[i].offset));
+    finding_add_site(c, &f, ins[i].sec, ins[i].offset);
     finding_keep(c, &f, NULL);
   }
 }
@@ -1807,6 +2132,10 @@ void audit_object(const audit_config *cfg, const char *object, const char *sourc
   free(c.ins_begin);
   free(c.ins_end);
   free(c.ins_relocated);
+  free(c.places);
+  free(c.start_up);
+  free(c.refs_begin);
+  free(c.refs);
   elf_free(&c.elf);
   step_map_free(&c.steps);
   directives_free(c.directives, c.n_directives);
@@ -1886,7 +2215,14 @@ char *audit_finding_text(const audit_finding *f) {
     sb_printf(&sb, " line%s ", f->n_lines > 1 ? "s" : "");
     for (size_t i = 0; i < f->n_lines; i++) sb_printf(&sb, "%s%d", i ? ", " : "", f->lines[i]);
   }
-  if (f->every_step) {
+  if (f->unplaced == 2) {
+    sb_append(&sb, f->n_lines > 0 ? " (and in code that nvcc generated from the file and its line "
+                                    "tables place on no line of it: it counts for every step)"
+                                  : " (in code that nvcc generated from the file and its line tables "
+                                    "place on no line of it: it counts for every step)");
+  } else if (f->unplaced == 1 && f->n_lines > 0) {
+    sb_append(&sb, " (and where the line tables name no line: it counts for every step)");
+  } else if (f->every_step) {
     sb_append(&sb, f->n_lines > 0 ? " (outside the steps: it counts for every step)"
                                   : " (line unknown: it counts for every step)");
   } else if (f->steps.count > 0) {

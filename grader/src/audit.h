@@ -49,6 +49,8 @@ typedef struct audit_finding {
   size_t n_lines;
   strlist steps;      /* the steps of those lines ("8", "4a"), in file order */
   int every_step;     /* a line outside every step, or none known: it counts for every step */
+  int unplaced;       /* some of it lies on no line of the file, where the line tables say
+                         nothing (1) or in code nvcc generated from it (2): every step */
   char *pattern;      /* the pattern that forbids a symbol; NULL for other findings */
   size_t more;        /* more symbols that pattern forbids on the same lines */
 } audit_finding;

@@ -719,6 +719,60 @@ TEST_F(AuditTest, ConstructorsAreRecognisedByWhatTheyAre) {
   EXPECT_EQ(found.size(), 8u) << all;
 }
 
+// Under nvcc the line tables place some of the student's code in the generated
+// <name>.cudafe1.cpp (or .cudafe1.stub.c), on no line of the .cu. Such a use is never dropped:
+// it counts for every step, and the finding says why. A #line stands in for nvcc here (its
+// own finding is allowed, to look at the other).
+TEST_F(AuditTest, CodeOnNoLineOfTheFileCountsForEveryStep) {
+  for (const char *generated : {"tmpxft_00001234_00000000-6_gen.cudafe1.cpp", "gen.cudafe1.stub.c"}) {
+    std::string source = std::string(
+                             "#include <unistd.h>\n"                              // 1
+                             "// =====================\n"                         // 2
+                             "// Step 1: fine, but for one call\n"                // 3
+                             "// =====================\n"                         // 4
+                             "int step1(int x) { if (x == 7) _exit(1); return x; }\n"  // 5
+                             "// =====================\n"                         // 6
+                             "// Step 2: placed by the line tables in nvcc's file\n"  // 7
+                             "// =====================\n"                         // 8
+                             "int step2(int x) {\n"                               // 9
+                             "#line 40 \"/tmp/") +
+                         generated + "\"\n"
+                                     "  if (x == 42) _exit(0);\n"
+                                     "  return x;\n"
+                                     "}\n";
+    ASSERT_EQ(Compile(kCxx, "gen.cpp", source, "-O2 -g"), 0) << CompileLog();
+    std::vector<std::string> found = Audit("gen.cpp", "audit allow line-directive\n");
+    ASSERT_EQ(found.size(), 1u) << Joined(found);
+    EXPECT_EQ(found[0], "forbidden symbol _exit in gen.cpp line 5 (and in code that nvcc generated from the "
+                        "file and its line tables place on no line of it: it counts for every step)")
+        << generated;
+    // Never allowed for one step: where it is, is not known.
+    EXPECT_EQ(Audit("gen.cpp", "audit allow line-directive\naudit allow _exit step=1\naudit allow _exit "
+                               "step=2\n")
+                  .size(),
+              1u);
+  }
+  // Where the line tables say nothing at all (code in a section of its own, from top-level
+  // assembly), the same.
+  const char *bare =
+      "#include <unistd.h>\n"
+      "// =====================\n"
+      "// Step 2: a call the line tables place\n"
+      "// =====================\n"
+      "int step2(int x) { if (x == 7) _exit(1); return x; }\n"
+      "// =====================\n"
+      "// Step 3: and one they do not\n"
+      "// =====================\n"
+      "__asm__(\".section .text.bare,\\\"ax\\\",@progbits\\n\"\n"
+      "        \".globl bare\\nbare:\\n call _exit@PLT\\n\"\n"
+      "        \".text\\n\");\n";
+  ASSERT_EQ(Compile(kCxx, "bare.cpp", bare, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("bare.cpp", "audit allow asm\n");
+  ASSERT_EQ(found.size(), 1u) << Joined(found);
+  EXPECT_EQ(found[0], "forbidden symbol _exit in bare.cpp line 5 (and where the line tables name no "
+                      "line: it counts for every step)");
+}
+
 // The CPU backend compiles a rewrite of the student's .cu that starts with #line 1 "<the .cu>":
 // findings carry the .cu's lines, also where addr2line names the rewrite (a constructor in
 // .text.startup has no line table of its own there).
@@ -1043,4 +1097,42 @@ TEST_F(AuditTest, NvccStartUpCodeIsRecognisedByItsContents) {
         << level << ": " << Joined(found);
     EXPECT_EQ(found.size(), 1u) << level << ": " << Joined(found);
   }
+}
+
+// nvcc's line tables place an extended lambda's body in the generated .cudafe1.cpp (the call
+// of _exit below is "<tmp>_lab.cudafe1.cpp:15", inlined into line 18); the function around it
+// is on the student's lines, and so is the finding: step 3, no other. Compiled only.
+TEST_F(AuditTest, NvccCodeInItsGeneratedFileIsTheStudents) {
+  std::string nvcc = GRADER_TEST_NVCC;
+  if (nvcc.empty() && std::system("nvcc --version >/dev/null 2>&1") == 0) nvcc = "nvcc";
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  const char *source =
+      "#include <unistd.h>\n"                                                    // 1
+      "#include <algorithm>\n"                                                   // 2
+      "#include <vector>\n"                                                      // 3
+      "// =====================\n"                                              // 4
+      "// Step 1: fine\n"                                                        // 5
+      "// =====================\n"                                              // 6
+      "int step1(int x) { return x; }\n"                                         // 7
+      "template <typename F> __global__ void kl(F f, int *p) { p[0] = f(1, 2); }\n"  // 8
+      "// =====================\n"                                              // 9
+      "// Step 3: an extended lambda\n"                                          // 10
+      "// =====================\n"                                              // 11
+      "int step3(std::vector<int> &v, int *p) {\n"                               // 12
+      "  auto f = [] __host__ __device__(int a, int b) {\n"                      // 13
+      "#ifndef __CUDA_ARCH__\n"                                                  // 14
+      "    if (a == 77) _exit(2);\n"                                             // 15
+      "#endif\n"                                                                 // 16
+      "    return a < b;\n"                                                      // 17
+      "  };\n"                                                                   // 18
+      "  kl<<<1, 1>>>(f, p);\n"                                                  // 19
+      "  std::sort(v.begin(), v.end(), f);\n"                                    // 20
+      "  return 0;\n"                                                            // 21
+      "}\n";                                                                     // 22
+  ASSERT_EQ(Compile(nvcc, "lab.cu", source, "-O3 -g -std=c++17 --extended-lambda -Xcompiler=-fPIC"), 0)
+      << CompileLog();
+  std::vector<std::string> found = Audit("lab.cu");
+  std::string all = Joined(found);
+  ASSERT_EQ(found.size(), 1u) << all;
+  EXPECT_EQ(found[0], "forbidden symbol _exit in lab.cu line 18 (step 3)") << all;
 }
