@@ -1210,6 +1210,13 @@ static void read_code(audit_ctx *c) {
     long k = instruction_at(c, o->rels[i].sec, o->rels[i].offset);
     if (k >= 0) c->ins_relocated[k] = 1;
   }
+  for (size_t i = 1; i < o->n_secs && c->n_ins == 0; i++) {
+    if (is_exec(o, (uint32_t)i) && o->secs[i].size > 0) {
+      sl_push_owned(&c->res->problems, xasprintf("objdump read no instruction of %s: its calls within "
+                                                 "a section were not checked", c->display));
+      break;
+    }
+  }
 }
 
 /* The mnemonic of an instruction, past its prefixes ("notrack jmp *%rax": "jmp *%rax"). */
@@ -1255,7 +1262,8 @@ typedef struct code_ref {
   int indirect;    /* a call or jump through a register or memory: to no known target */
   long sym;        /* an undefined symbol (another file's), or -1 */
   long fn;         /* a function of this object, or -1 */
-  long data;       /* a data section of this object (0: data with no section), or -1 */
+  long data;       /* data of this object: its object's symbol, else its section's (0: data of
+                      no section, absolute or common), or -1 */
 } code_ref;        /* none of them: code that no function symbol covers */
 
 /* The section and offset a relocation points at, when its symbol lies in a section of this
@@ -1274,6 +1282,20 @@ static int relocation_address(const elf_obj *o, const elf_rel *r, uint32_t *sec,
   return 1;
 }
 
+/* The data that `offset` of section `sec` lies in: its object, else a symbol that stands for
+ * the whole section (its section's symbol, or a label in it such as a constant's .LC0); -1
+ * if the section has none. */
+static long data_holder(const elf_obj *o, uint32_t sec, uint64_t offset) {
+  long object = symbol_at(o, sec, offset, 0, STT_OBJECT), label = -1;
+  for (size_t i = 1; object < 0 && i < o->n_syms; i++) {
+    const elf_sym *y = &o->syms[i];
+    if (y->shndx != sec || y->type == STT_FUNC || y->type == STT_OBJECT) continue;
+    if (y->type == STT_SECTION) object = (long)i;
+    else if (label < 0) label = (long)i;
+  }
+  return object >= 0 ? object : label;
+}
+
 /* The target of a relocation. */
 static void relocation_target(const elf_obj *o, const elf_rel *r, code_ref *ref) {
   const elf_sym *t = &o->syms[r->sym];
@@ -1283,9 +1305,11 @@ static void relocation_target(const elf_obj *o, const elf_rel *r, code_ref *ref)
   if (t->shndx == SHN_UNDEF) {
     ref->sym = r->sym;
   } else if (t->shndx >= o->n_secs) {
-    ref->data = 0; /* absolute, common */
+    ref->data = 0;
   } else if (!is_exec(o, t->shndx)) {
-    ref->data = t->shndx;
+    ref->data = t->type == STT_OBJECT ? (long)r->sym
+                : relocation_address(o, r, &sec, &offset) ? data_holder(o, sec, offset)
+                                                          : data_holder(o, t->shndx, 0);
   } else if (t->type == STT_FUNC) {
     ref->fn = r->sym;
   } else if (t->type != STT_GNU_IFUNC && relocation_address(o, r, &sec, &offset)) {
@@ -1345,6 +1369,16 @@ static size_t code_refs(audit_ctx *c, long fn, code_ref **out) {
     *ref = (code_ref){f->shndx, c->ins[i].offset, call, !target, -1, -1, -1};
     if (target) ref->fn = function_at(o, f->shndx, at, 0);
   }
+  /* Relocations past the instructions read (none were, if objdump failed): calls, to be safe. */
+  for (; next_rel < n_rels; next_rel++) {
+    *out = xrealloc(*out, (n + 1) * sizeof **out);
+    code_ref *ref = &(*out)[n++];
+    relocation_target(o, &rels[next_rel], ref);
+    ref->sec = f->shndx;
+    ref->offset = rels[next_rel].offset;
+    ref->call = 1;
+    ref->indirect = 0;
+  }
   free(rels);
   return n;
 }
@@ -1399,8 +1433,8 @@ static int trusted_external(const char *name, int kind, int *marks) {
  * (over it, nothing more is clean). */
 typedef struct judge {
   audit_ctx *c;
-  unsigned char *state[2]; /* per symbol: 0 not judged, 1 being judged, 2 clean, 3 not clean */
-  unsigned char *data[2];  /* the same per data section */
+  unsigned char *state[2]; /* per symbol (a function, a data object or section): 0 not judged,
+                              1 being judged, 2 clean, 3 not clean */
   int assumed;             /* a result leaned on something still being judged */
   int marks;                /* MARK_* of the start-up calls reached */
   size_t budget;
@@ -1411,19 +1445,15 @@ static void judge_init(judge *j, audit_ctx *c) {
   j->c = c;
   j->state[START_UP] = xcalloc(c->elf.n_syms + 1, 1);
   j->state[LAUNCH] = xcalloc(c->elf.n_syms + 1, 1);
-  j->data[START_UP] = xcalloc(c->elf.n_secs + 1, 1);
-  j->data[LAUNCH] = xcalloc(c->elf.n_secs + 1, 1);
   j->budget = 20000;
 }
 
 static void judge_free(judge *j) {
-  for (int kind = START_UP; kind <= LAUNCH; kind++) {
-    free(j->state[kind]);
-    free(j->data[kind]);
-  }
+  free(j->state[START_UP]);
+  free(j->state[LAUNCH]);
 }
 
-/* Starts judging entry `state` (of a function or a data section): 1 when its result is
+/* Starts judging entry `state` (of a function or data): 1 when its result is
  * already known (in *ok), 0 when the caller judges it and then calls judged(). */
 static int known(judge *j, unsigned char *state, int *ok) {
   if (*state == 1) j->assumed = 1;
@@ -1446,23 +1476,28 @@ static int judge_function(judge *j, long fn, int kind);
 static char *ref_name(const audit_ctx *c, const code_ref *r);
 
 /* Data that code of `kind` reads may hold the addresses of functions (a table of pointers):
- * each of them must be such code too. */
-static int judge_data(judge *j, long sec, int kind) {
+ * each of them must be such code too. `holder` is the data's object (its relocations are those
+ * in its bytes) or its section's symbol (all of the section's). */
+static int judge_data(judge *j, long holder, int kind) {
   const elf_obj *o = &j->c->elf;
   int ok = 1;
-  if (sec <= 0 || known(j, &j->data[kind][sec], &ok)) return ok;
+  if (holder <= 0 || known(j, &j->state[kind][holder], &ok)) return ok;
   int outer = j->assumed;
   j->assumed = 0;
+  const elf_sym *h = &o->syms[holder];
+  uint64_t begin = h->type == STT_OBJECT ? h->value : 0;
+  uint64_t end = h->type == STT_OBJECT ? h->value + h->size : UINT64_MAX;
   for (size_t i = 0; i < o->n_rels && ok; i++) {
-    if (o->rels[i].sec != (uint32_t)sec) continue;
+    const elf_rel *r = &o->rels[i];
+    if (r->sec != h->shndx || r->offset < begin || r->offset >= end) continue;
     code_ref ref;
-    relocation_target(o, &o->rels[i], &ref);
+    relocation_target(o, r, &ref);
     ok = ref.sym >= 0    ? trusted_external(o->syms[ref.sym].name, kind, &j->marks)
          : ref.fn >= 0   ? judge_function(j, ref.fn, kind)
          : ref.data >= 0 ? judge_data(j, ref.data, kind)
                          : 0;
   }
-  return judged(j, &j->data[kind][sec], ok, outer);
+  return judged(j, &j->state[kind][holder], ok, outer);
 }
 
 /* Whether one reference keeps code of `kind` that kind. Start-up code may take the address of a
@@ -1552,7 +1587,10 @@ static char *ref_name(const audit_ctx *c, const code_ref *r) {
   const elf_obj *o = &c->elf;
   if (r->sym >= 0) return xstrdup(o->syms[r->sym].brief);
   if (r->fn >= 0) return xstrdup(o->syms[r->fn].brief);
-  if (r->data >= 0) return xasprintf("data in %s", r->data > 0 ? o->secs[r->data].name : "no section");
+  if (r->data > 0) return xasprintf("data %s", o->syms[r->data].type == STT_SECTION
+                                                    ? o->secs[o->syms[r->data].shndx].name
+                                                    : o->syms[r->data].brief);
+  if (r->data == 0) return xstrdup("data of no section");
   return xstrdup(r->indirect ? "a function through a pointer" : "code of no function");
 }
 
@@ -1753,16 +1791,6 @@ static void index_references(audit_ctx *c) {
   }
   free(next);
   free(holder);
-}
-
-/* What holds a reference made from data: the data object it lies in, else its section's
- * symbol (every reference to that section then counts as one to it); -1 if neither. */
-static long data_holder(const elf_obj *o, uint32_t sec, uint64_t offset) {
-  long object = symbol_at(o, sec, offset, 0, STT_OBJECT);
-  for (size_t i = 1; object < 0 && i < o->n_syms; i++) {
-    if (o->syms[i].type == STT_SECTION && o->syms[i].shndx == sec) object = (long)i;
-  }
-  return object;
 }
 
 static int by_place(const void *a, const void *b) {
