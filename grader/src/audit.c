@@ -1436,7 +1436,7 @@ typedef struct judge {
   unsigned char *state[2]; /* per symbol (a function, a data object or section): 0 not judged,
                               1 being judged, 2 clean, 3 not clean */
   int assumed;             /* a result leaned on something still being judged */
-  int marks;                /* MARK_* of the start-up calls reached */
+  int marks;               /* MARK_* of the start-up calls reached */
   size_t budget;
 } judge;
 
@@ -1473,7 +1473,6 @@ static int judged(judge *j, unsigned char *state, int ok, int outer_assumed) {
 }
 
 static int judge_function(judge *j, long fn, int kind);
-static char *ref_name(const audit_ctx *c, const code_ref *r);
 
 /* Data that code of `kind` reads may hold the addresses of functions (a table of pointers):
  * each of them must be such code too. `holder` is the data's object (its relocations are those
@@ -1514,26 +1513,19 @@ static int judge_ref(judge *j, const code_ref *ref, int kind, int through_pointe
   return kind == START_UP && !ref->call && !through_pointers && judge_function(j, ref->fn, LAUNCH);
 }
 
-/* The first reference of function `fn` that is not code of `kind` (NULL: none), into `bad`. */
-static int judge_refs(judge *j, long fn, int kind, code_ref *bad) {
-  code_ref *refs = NULL;
-  size_t n = code_refs(j->c, fn, &refs);
-  int through_pointers = 0, ok = 1;
-  for (size_t i = 0; i < n; i++) through_pointers |= refs[i].indirect;
-  for (size_t i = 0; i < n && ok; i++) {
-    ok = judge_ref(j, &refs[i], kind, through_pointers);
-    if (!ok && bad) *bad = refs[i];
-  }
-  free(refs);
-  return ok;
-}
-
+/* Whether function `fn` is code of `kind`: each of its references keeps it so. */
 static int judge_function(judge *j, long fn, int kind) {
   int ok = 1;
   if (known(j, &j->state[kind][fn], &ok)) return ok;
   int outer = j->assumed;
   j->assumed = 0;
-  return judged(j, &j->state[kind][fn], judge_refs(j, fn, kind, NULL), outer);
+  code_ref *refs = NULL;
+  size_t n = code_refs(j->c, fn, &refs);
+  int through_pointers = 0;
+  for (size_t i = 0; i < n; i++) through_pointers |= refs[i].indirect;
+  for (size_t i = 0; i < n && ok; i++) ok = judge_ref(j, &refs[i], kind, through_pointers);
+  free(refs);
+  return judged(j, &j->state[kind][fn], ok, outer);
 }
 
 static int init_section(const elf_sec *s) {
@@ -1637,8 +1629,8 @@ static void constructor_finding(audit_ctx *c, const elf_sec *s, const elf_sym *t
 /* Code that runs before main or after it: each entry of .init_array, .fini_array, .ctors,
  * .dtors and .preinit_array that no compiler made, an entry that names no code of this file,
  * code in .init or .fini, an IFUNC (its resolver runs in the dynamic loader), and a definition
- * of a function that the compilers' start-up code calls (the linker would take it for the
- * CUDA runtime's or the C library's). */
+ * of a function that the compilers' generated code calls (the linker would take it for the
+ * CUDA runtime's or the C library's, and start-up code would run it). */
 static void audit_constructors(audit_ctx *c) {
   const elf_obj *o = &c->elf;
   if (forbidding_pattern(c->cfg, "constructor", "constructor") == NULL) return;
@@ -1678,8 +1670,9 @@ static void audit_constructors(audit_ctx *c) {
                                                     "loader, before the tests)", y->full));
     } else if ((y->bind == STB_GLOBAL || y->bind == STB_WEAK) &&
                (trusted_external(y->name, START_UP, &marks) || trusted_external(y->name, LAUNCH, &marks))) {
-      finding_start(c, &f, "constructor", xasprintf("a definition of %s, which the compilers' start-up "
-                                                    "code calls (it would run before the tests)", y->full));
+      finding_start(c, &f, "constructor", xasprintf("a definition of %s, which the compilers' generated "
+                                                    "code calls (the linker would take it for the library's)",
+                                                    y->full));
     } else {
       continue;
     }

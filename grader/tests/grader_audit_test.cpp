@@ -705,8 +705,8 @@ TEST_F(AuditTest, ConstructorsAreRecognisedByWhatTheyAre) {
   EXPECT_TRUE(Has(found, "an IFUNC, chosen (its resolver runs in the dynamic loader, before the tests) "
                          "in ctors.cpp line 32 (step 5)"))
       << all;
-  EXPECT_TRUE(Has(found, "a definition of __cudaRegisterFunction, which the compilers' start-up code "
-                         "calls (it would run before the tests) in ctors.cpp line 34 (step 5)"))
+  EXPECT_TRUE(Has(found, "a definition of __cudaRegisterFunction, which the compilers' generated code "
+                         "calls (the linker would take it for the library's) in ctors.cpp line 34 (step 5)"))
       << all;
   EXPECT_EQ(found.size(), 8u) << all;
   EXPECT_EQ(Joined(Audit("ctors.cpp", "audit allow constructor\n")), "");
