@@ -470,8 +470,8 @@ TEST_F(AuditTest, ARubricForbidsMoreAndWithoutLinesEveryStepCounts) {
       << Joined(found);
 }
 
-// The red team's bitonic sort: its bonus step 5 called CUB's merge sort, and the audit read
-// "// Step 5 (bonus):" as part of step 4, so step 4 paid and step 5 kept its points.
+// A bitonic sort whose bonus step 5 called CUB's merge sort: the audit read "// Step 5
+// (bonus):" as part of step 4, so step 4 paid and step 5 kept its points.
 TEST_F(AuditTest, ABonusStepPaysForItsOwnFindings) {
   const char *source =
       "namespace cub { struct DeviceMergeSort { static int SortKeys(unsigned *keys, int n); }; }\n"
@@ -658,10 +658,10 @@ TEST_F(AuditTest, ConstructorsAreRecognisedByWhatTheyAre) {
       "  __cudaRegisterFatBinary(nullptr);\n"                                         // 8
       "  if (std::getenv(\"X\")) std::abort();\n"                                     // 9
       "}\n"                                                                           // 10
-      "__attribute__((noinline)) static void helper() { if (std::getenv(\"Y\")) std::abort(); }\n"  // 11
+      "__attribute__((noinline)) static void early_work() { if (std::getenv(\"Y\")) std::abort(); }\n"  // 11
       "extern \"C\" __attribute__((constructor)) void __sti____cudaRegisterAll_2(void) {\n"  // 12
       "  __cudaRegisterFatBinary(nullptr);\n"                                         // 13
-      "  helper();\n"                                                                 // 14
+      "  early_work();\n"                                                             // 14
       "}\n"                                                                           // 15
       "// =====================\n"                                                    // 16
       "// Step 3: named like a global initialiser, and a real one\n"                  // 17
