@@ -71,7 +71,36 @@ static int kill_children(sweep *s, strlist *ended) {
   return present;
 }
 
+/* How many children this process has that have not yet ended (zombies not counted). */
+static int live_children(void) {
+  DIR *proc = opendir("/proc");
+  if (proc == NULL) return 0;
+  const pid_t self = getpid();
+  int live = 0;
+  struct dirent *e;
+  while ((e = readdir(proc)) != NULL) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    pid_t ppid = 0;
+    char state = 0, comm[256];
+    if (stat_of(e->d_name, &state, &ppid, comm, sizeof comm) == 0 && ppid == self && state != 'Z') {
+      ++live;
+    }
+  }
+  closedir(proc);
+  return live;
+}
+
 int reaper_sweep(strlist *ended) {
+  /* A lab worker dies with its test program (PR_SET_PDEATHSIG), but not in the same instant:
+   * orphaned, it comes here first and may take a moment to end (a GPU context to tear down).
+   * Only what is still running after a grace of 3 s was left running. */
+  for (int wait = 0; wait < 300; ++wait) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    if (live_children() == 0) return 0;
+    struct timespec pause = {0, 10000000};
+    nanosleep(&pause, NULL);
+  }
   sweep s;
   s.count = 0;
   /* Until no child is left, for 10 s at most: the sandbox forbids new processes, so a handful

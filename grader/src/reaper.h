@@ -16,9 +16,10 @@ extern "C" {
  * process calls it). 0, or -1 with errno. */
 int reaper_adopt(void);
 
-/* Ends (SIGKILL) and reaps every descendant still alive; for each, a line "<pid> <command>" is
- * added to `ended` (may be NULL). Call it when this process has no child of its own running.
- * Returns how many were ended. */
+/* Waits up to 3 s for the descendants still alive to end on their own (a lab worker dies with
+ * its test program, a moment later), then ends (SIGKILL) and reaps the rest; for each of those
+ * a line "<pid> <command>" is added to `ended` (may be NULL). Call it when this process has no
+ * child of its own running. Returns how many were ended. */
 int reaper_sweep(strlist *ended);
 
 #ifdef __cplusplus
