@@ -52,8 +52,9 @@ static void usage(FILE *out) {
           "                     defaults to the CPUs divided among the graders\n"
           "  --merge OUT SHARD_OUT...  join the output folders of a batch's shards into OUT, as\n"
           "                     if one --batch run had graded them all\n"
-          "  --export-release DIR  copy the course without solutions/, grader/private/ and\n"
-          "                     grader/selftest/ into DIR (a student release)\n"
+          "  --export-release DIR  copy the course without solutions/, grader/private/,\n"
+          "                     grader/selftest/ and the course's CI workflow into DIR (a\n"
+          "                     student release)\n"
           "  --help             this text\n",
           GRADE_BINARY_DIR, GRADE_LABS, GRADE_SOURCE_DIR);
 }
@@ -74,8 +75,8 @@ static int export_release(const char *course, const char *dest) {
   } else {
     printf("student release in %s: %zu files written, %zu unchanged, %zu removed\n", dest,
            stats.copied, stats.unchanged, stats.removed);
-    printf("left out: solutions/, grader/private/, grader/selftest/, build trees, grade-out/, "
-           "hidden folders%s\n", ignored ? " and what git ignores" : "");
+    printf("left out: solutions/, grader/private/, grader/selftest/, .github/workflows/ci.yml, "
+           "build trees, grade-out/, hidden folders%s\n", ignored ? " and what git ignores" : "");
   }
   sb_free(&err);
   overlay_free(&none);

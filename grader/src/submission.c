@@ -47,6 +47,9 @@ void copy_rules_for_release(copy_rules *rules) {
   sl_push(&rules->exclude, "solutions");
   sl_push(&rules->exclude, "grader/private");
   sl_push(&rules->exclude, "grader/selftest");
+  /* The course's own CI (.ci/run checks the solutions); a student's repository grades with
+   * .github/workflows/classroom.yml, which stays. */
+  sl_push(&rules->exclude, ".github/workflows/ci.yml");
 }
 
 size_t copy_rules_skip_git_ignored(copy_rules *rules, const char *root) {

@@ -332,6 +332,8 @@ TEST_F(SubmissionTest, WhatGitIgnoresIsLeftOut) {
 }
 
 TEST_F(SubmissionTest, TheStudentReleaseLeavesOutSolutionsAndPrivateTests) {
+  WriteText(course_ + "/.github/workflows/classroom.yml", "name: Autograding Tests\n");
+  WriteText(course_ + "/.github/workflows/ci.yml", "name: ci\n");
   copy_rules release;
   copy_rules_init(&release);
   copy_rules_for_release(&release);
@@ -346,6 +348,8 @@ TEST_F(SubmissionTest, TheStudentReleaseLeavesOutSolutionsAndPrivateTests) {
   EXPECT_TRUE(Exists(dst + "/grader/tests/demo_test.cpp"));
   EXPECT_TRUE(Exists(dst + "/grader/rubric/demo.rubric"));
   EXPECT_TRUE(Exists(dst + "/.gitignore"));
+  EXPECT_TRUE(Exists(dst + "/.github/workflows/classroom.yml"));
+  EXPECT_FALSE(Exists(dst + "/.github/workflows/ci.yml")) << "the course's own CI";
   EXPECT_FALSE(Exists(dst + "/solutions"));
   EXPECT_FALSE(Exists(dst + "/grader/private"));
   EXPECT_FALSE(Exists(dst + "/grader/selftest"));
