@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Draw the handouts' measured figures from benchmark CSVs (labbench --csv).
 
-    python3 img/plot.py [CSV ...]        default: every docs/results/*.csv
+    python3 img/plot.py [CSV ...]        default: docs/results/<lab>-h100.csv of every lab
 
 For each lab found it writes, into img/:
   <lab>-ladder.svg   GB/s of every step at the largest n (best block size), with the copy bandwidth
   <lab>-sizes.svg    GB/s against n for every step (best block size at each n)
   <lab>-blocks.svg   GB/s against the block size at the largest n (when several were measured)
 Python's standard library aggregates; gnuplot (Debian: gnuplot-nox) draws. Each figure names the
-GPU and the date from the CSV, so a figure never loses where its numbers came from.
+GPU and the dates from the CSV, so a figure never loses where its numbers came from. A CSV may
+hold several runs of one GPU (each row names its device and date): where two rows measure the
+same step, n and block size, the later date's is drawn. The rows of one lab must come from one
+GPU: plot each GPU's CSV on its own.
 """
 import csv
 import glob
@@ -32,6 +35,21 @@ def read_rows(paths):
                     row[key] = float(row[key])
                 rows.append(row)
     return rows
+
+
+def latest_rows(rows):
+    """One row per (step, n, block size): the one of the latest date (ISO dates sort as text)."""
+    keep = {}
+    for r in rows:
+        key = (r["step"], r["n"], r["block_size"])
+        if key not in keep or r["date"] >= keep[key]["date"]:
+            keep[key] = r
+    return list(keep.values())
+
+
+def runs_of(rows):
+    """The device and the dates of the rows, for a figure's title."""
+    return f"{rows[0]['device']}, {' and '.join(sorted({r['date'] for r in rows}))}"
 
 
 def step_order(step):
@@ -72,7 +90,7 @@ def split_keep_ratios(lab, rows):
     gnuplot(f"""
 set terminal svg size 900,520 dynamic noenhanced font "sans,12"
 set output "{HERE}/{lab}-ratios.svg"
-set title "{lab}: throughput against the keep ratio at n = {largest} ({rows[0]['device']}, {rows[0]['date']})"
+set title "{lab}: throughput against the keep ratio at n = {largest} ({runs_of(rows)})"
 set xlabel "elements kept (%)"
 set ylabel "GB/s (4n + 4 kept bytes; 8n for splits)"
 set key outside right
@@ -94,8 +112,7 @@ def plot_lab(lab, rows):
     rate, unit = RATE.get(lab, ("gb_per_s", "GB/s"))
     for r in rows:
         r["rate"] = r[rate]
-    device, date = rows[0]["device"], rows[0]["date"]
-    title_tail = f"{device}, {date}"
+    title_tail = runs_of(rows)
     steps = sorted({r["step"] for r in rows}, key=step_order)
     copy = max((r["copy_gb_per_s"] for r in rows), default=0.0) if rate == "gb_per_s" else 0.0
     largest = max(r["n"] for r in rows)
@@ -175,7 +192,6 @@ plot {", ".join(plots)}
 
 def plot_times(lab, rows):
     """Bars of the median time per step (log scale) for labs whose work is not bytes."""
-    device, date = rows[0]["device"], rows[0]["date"]
     best = {}
     for r in rows:
         if r["ms"] > 0 and (r["step"] not in best or r["ms"] < best[r["step"]]):
@@ -185,7 +201,7 @@ def plot_times(lab, rows):
     gnuplot(f"""
 set terminal svg size 900,480 dynamic noenhanced font "sans,12"
 set output "{HERE}/{lab}-ladder.svg"
-set title "{lab}: time per step ({device}, {date})"
+set title "{lab}: time per step ({runs_of(rows)})"
 set ylabel "ms (log scale, lower is better)"
 set logscale y
 set style fill solid 0.8
@@ -199,14 +215,20 @@ e
 
 
 def main(argv):
-    paths = argv[1:] or sorted(glob.glob(os.path.join(ROOT, "docs", "results", "*.csv")))
+    paths = argv[1:] or sorted(glob.glob(os.path.join(ROOT, "docs", "results", "*-h100.csv")))
     if not paths:
-        print("plot.py: no CSV given and none in docs/results/", file=sys.stderr)
+        print("plot.py: no CSV given and no docs/results/<lab>-h100.csv", file=sys.stderr)
         return 1
     by_lab = defaultdict(list)
     for r in read_rows(paths):
         by_lab[r["lab"]].append(r)
     for lab, rows in sorted(by_lab.items()):
+        devices = sorted({r["device"] for r in rows})
+        if len(devices) > 1:
+            print(f"plot.py: {lab}: rows of {' and '.join(devices)}: plot each GPU's CSV on its own",
+                  file=sys.stderr)
+            return 1
+        rows = latest_rows(rows)
         plot_lab(lab, rows)
         print(f"plot.py: wrote img/{lab}-*.svg from {len(rows)} rows")
     return 0
