@@ -70,6 +70,10 @@ static int export_release(const char *course, const char *dest) {
   strbuf err;
   sb_init(&err);
   int rc = tree_sync(course, dest, &rules, &none, &stats, &err);
+  if (rc == 0 && release_drop_course_ci(dest) != 0) {
+    sb_printf(&err, "cannot rewrite %s/README.md without the course's CI badge\n", dest);
+    rc = -1;
+  }
   if (rc != 0) {
     fprintf(stderr, "grade: cannot export the student release: %s", err.data);
   } else {

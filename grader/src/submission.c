@@ -52,6 +52,35 @@ void copy_rules_for_release(copy_rules *rules) {
   sl_push(&rules->exclude, ".github/workflows/ci.yml");
 }
 
+int release_drop_course_ci(const char *dest) {
+  char *readme = path_join(dest, "README.md");
+  size_t length = 0;
+  char *text = read_file(readme, &length);
+  int rc = 0;
+  if (text != NULL) {
+    strbuf kept;
+    sb_init(&kept);
+    int dropped = 0;
+    for (const char *line = text; *line;) {
+      const char *end = strchr(line, '\n');
+      size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+      char *one = xstrndup(line, n);
+      if (strstr(one, "actions/workflows/ci.yml") != NULL) {
+        dropped = 1;
+      } else {
+        sb_append_n(&kept, one, n);
+      }
+      free(one);
+      line += n;
+    }
+    if (dropped && write_file_atomic(readme, kept.data ? kept.data : "", kept.len) != 0) rc = -1;
+    sb_free(&kept);
+    free(text);
+  }
+  free(readme);
+  return rc;
+}
+
 size_t copy_rules_skip_git_ignored(copy_rules *rules, const char *root) {
   /* Ignored paths, a wholly ignored folder as one entry ending in '/', separated by NULs. */
   char *argv[] = {"git", "-C", (char *)root, "ls-files", "--others", "--ignored",

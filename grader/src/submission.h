@@ -31,8 +31,13 @@ void copy_rules_init(copy_rules *rules);
 void copy_rules_free(copy_rules *rules);
 /* What grading copies: no build/, grade-out/ or hidden folders such as .git/. */
 void copy_rules_for_grading(copy_rules *rules);
-/* A student release: as for grading, and no solutions/, grader/private/ or grader/selftest/. */
+/* A student release: as for grading, and no solutions/, grader/private/, grader/selftest/ or the
+ * course's own CI workflow (.github/workflows/ci.yml). */
 void copy_rules_for_release(copy_rules *rules);
+/* In a release copied to `dest`: takes the lines that name the course's CI workflow
+ * (`.github/workflows/ci.yml`, its status badge) out of README.md, since the release has no such
+ * workflow. 0, or -1 when README.md could not be rewritten (a missing README.md is no error). */
+int release_drop_course_ci(const char *dest);
 /* When `root` is a git checkout (and git is on the PATH), leaves out what git ignores there
  * (scratch builds, editor files). Returns how many paths were added. */
 size_t copy_rules_skip_git_ignored(copy_rules *rules, const char *root);
