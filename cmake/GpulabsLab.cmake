@@ -69,9 +69,10 @@ function(gpulabs_add_lab lab)
     list(GET sources ${index} compiled)
     string(APPEND manifest "exercise\t${exercise}\t${compiled}\n")
     if(LAB_BACKEND STREQUAL "cuda")
-      # Not --split-compile, though it cut a submission's build by a few seconds: nvcc's help
-      # says it has little effect on the code, but it made bitonic sort's step 5 twice as slow
-      # (2^24 keys, one run on an H200: 1.84 ms against 0.87; docs/results, 2026-11-26 run 18).
+      # Not --split-compile, though it shortens a submission's build: nvcc's help says it has
+      # little effect on the code, but compiled so, bitonic sort's step 5 runs at about half its
+      # speed (its straight-line kernels are optimised in pieces), and a submission would be
+      # timed on code it did not write that way.
       set_source_files_properties("${exercise}" PROPERTIES COMPILE_OPTIONS "-g")
     endif()
   endforeach()
@@ -146,18 +147,16 @@ function(gpulabs_add_test_executable name source)
   # On the CPU backend, GPU tests also get GPULABS_MAX_N: kernels run far slower there, so the
   # sizes a test picks are capped (gl::StandardSizes, gl::CapSize). And two host threads each,
   # which CTest counts as two of its -j slots (PROCESSORS): blocks still run truly side by side,
-  # as races between blocks and look-backs need, without oversubscribing the machine (with 16
-  # tests of 16 threads each, radix sort's step 2 timed out on a 16-core machine).
+  # as races between blocks and look-backs need, without oversubscribing the machine (a test
+  # per core, each with a thread per core, would leave each test a fraction of one).
   set(environment "GPULABS_TEST_TIMEOUT=${watchdog}")
   # Programs that run side by side fill their inputs on one thread: with a team of OpenMP
-  # threads in each of 16 or more processes, the teams' spinning took cores from the tests
-  # (issue 17: the grader's correctness run took 45.7 s, 36.7 s with passive waiting). The
-  # data are the same on any number of threads (common/src/data.c).
+  # threads in each of 16 or more processes, the teams' spinning would take cores from the
+  # tests. The data are the same on any number of threads (common/src/data.c).
   # And one hardware queue per CUDA context (the lab worker inherits it): the driver makes a
-  # GPU's contexts one at a time, and of 48 processes started together the last had its
-  # context after 9.5 s with the default eight queues, 2.3 s with one (issue 17: a further
-  # submission's correctness run, some 50 processes, 42.3 s against 28.8 s;
-  # docs/results/gpu-2026-11-27-session6.md). The labs run on the default stream, where one queue
+  # GPU's contexts one at a time, each the longer the more queues the ones before it have, and
+  # a grader's correctness run starts some 50 processes together (what it saves:
+  # docs/results/grading-h100.md). The labs run on the default stream, where one queue
   # serialises nothing. Performance programs (SERIAL) keep eight: they start one at a time, and
   # the sealed timing's check for work left on another stream needs the streams apart.
   if(NOT ARG_SERIAL)

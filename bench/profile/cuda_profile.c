@@ -4,7 +4,7 @@
  *   - the seconds spent in each CUDA runtime and driver API function (outermost calls);
  *   - with GL_PROFILE_SAMPLES=1, a stack every 2 ms of CPU time (SIGPROF), as "<module> <offset>"
  *     pairs, one stack a line, into <comm>-<pid>.stacks for summarise.py to name.
- * Used by .ci/profile-correctness (issue 17: where a submission's correctness minute goes). */
+ * Used by .ci/profile-correctness (where a submission's correctness phase spends its time). */
 #define _GNU_SOURCE
 #include <cupti.h>
 #include <dlfcn.h>

@@ -218,8 +218,8 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 
 // The grader's shards (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX from CTest) chosen here rather
 // than by Google Test, which deals test k to shard k % N in the order they are written: that
-// put four of compaction's seven large cases on one shard and none on two others, so one
-// process ran on for seconds after the rest (issue 17). Here the cases with "Large" or "Huge"
+// can put most of a program's large cases on one shard (four of compaction's seven), which then
+// runs on for seconds after the rest. Here the cases with "Large" or "Huge"
 // in their names are dealt out first, one to each shard in turn, then the others; the cases
 // not dealt to this shard join the filter's negative patterns.
 void DealShards() {

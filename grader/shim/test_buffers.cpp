@@ -9,11 +9,12 @@
 //
 // On the GPU (the grader's way): buffers are carved out of slabs of 128 MiB or more, shared
 // and private ones from slabs of their own, 256-byte aligned (as cudaMalloc's) with a 256-byte
-// gap after each; one larger than a slab gets whole pages of a slab its size. The worker maps a shared slab once for the life of the test program:
-// mapping an allocation (cudaIpcOpenMemHandle) cost it 18 to 79 ms a call while the grader's
-// 48 processes shared the GPU (issue 17), and buffers of a new size each needed one. Slabs are
-// never freed while the program runs, so a private buffer can never be placed in memory that
-// the worker still maps from a buffer freed earlier.
+// gap after each; one larger than a slab gets whole pages of a slab its size. The worker maps a
+// shared slab once for the life of the test program: mapping an allocation
+// (cudaIpcOpenMemHandle) costs tens of milliseconds a call while the grader's some 50 processes
+// share the GPU, and buffers of a new size would each need one. Slabs are never freed while the
+// program runs, so a private buffer can never be placed in memory that the worker still maps
+// from a buffer freed earlier.
 //
 // Exact allocations instead, one cudaMalloc per buffer (a shared one kept for the next of the
 // same size): under a tool (compute-sanitizer, a profiler), where a read or write past a
@@ -237,9 +238,9 @@ bool IsPrivate(const void *ptr) {
 
 // No synchronisation here: this process's copies come after the poison in its stream, and the
 // proxy synchronises before every call hands a buffer to the lab worker (gl_call_finish). A
-// synchronisation per buffer cost a trip of the GPU into this context each, while it is shared
-// with the other test programs' contexts (issue 17's profile: 62,311 poisons beside 112,656
-// synchronisations in the grader's correctness run).
+// synchronisation per buffer would cost a trip of the GPU into this context each, while it is
+// shared with the other test programs' contexts, and a correctness run poisons tens of
+// thousands of buffers.
 void DevicePoison(void *ptr, size_t bytes) {
   Check(cudaMemset(ptr, GL_POISON_BYTE, bytes), "cudaMemset (poisoning a test buffer)");
 }

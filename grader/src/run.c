@@ -22,9 +22,9 @@
  * worker forwards at most 1 MiB per test program). */
 #define OUTPUT_BYTES_PASSED "8388608"
 #define OUTPUT_BYTES_FAILED "8388608"
-/* Processes per test program in a submission's build (GPULABS_GRADER_SHARDS): with every lab's
- * correctness tests at once on an H100, four per program took 43 s and eight 61 s
- * (docs/results/h100-2026-11-25-grading-time.md). */
+/* Processes per test program in a submission's build (GPULABS_GRADER_SHARDS): enough that a
+ * program's test cases share the cores, few enough that starting each process and its lab
+ * worker (two CUDA contexts, which the driver makes one at a time) does not eat the gain. */
 #define GRADER_SHARDS "4"
 
 void grade_options_init(grade_options *opt) {
@@ -548,8 +548,8 @@ static void probe_gpu(const grade_options *opt, grade_report *report, const char
   free(log);
 }
 
-/* The GPU probe beside the build: it needs nothing the build makes, and on the H100 it took
- * 1.3 s of every submission (issue 17). test_common_gpu is built first, since two builds in one
+/* The GPU probe beside the build: it needs nothing the build makes, so its second or so need
+ * not be added to every submission's time. test_common_gpu is built first, since two builds in one
  * tree at once could both rebuild what they share; then a child of the grader runs the probe
  * and leaves what it found in logs/gpu-probe.result for probe_finish: "present", "name",
  * "no-gpu" and "problem" lines. Only in a tree whose labs were all built once (BUILT_STAMP): the
@@ -771,11 +771,10 @@ static long lab_of(const char *labels, lab_result *const *labs, size_t n) {
 }
 
 /* The correctness tests of every built lab in one CTest run, sharing --jobs: the labs' test
- * programs run side by side (on an H100 all six labs took 43 s together against about 95 s one
- * lab after another: docs/results/h100-2026-11-25-grading-time.md). One run, not one per lab at
- * once: CTest runs in one build tree at the same time may each rerun Google Test's discovery of
- * a test program and read the list another is writing, and then fail. Each test's lab comes
- * from its labels. */
+ * programs run side by side, so a lab with few long programs does not leave the cores idle
+ * while the next lab waits. One run, not one per lab at once: CTest runs in one build tree at
+ * the same time may each rerun Google Test's discovery of a test program and read the list
+ * another is writing, and then fail. Each test's lab comes from its labels. */
 static void correctness_together(const grade_options *opt, grade_report *report,
                                  const char *logs) {
   size_t n = 0;

@@ -1,8 +1,9 @@
 // End to end on the course itself, on the CPU backend: a submission made of the solutions with
-// two faults grades as issue 16 asks. Its reduction.cu calls _exit in step 8 (the audit takes
-// step 8 and the performance item), and its scan.cu has a syntax error (the scan lab loses
-// everything; compaction, graded with the reference scan, keeps its step points). One grade,
-// three labs, built in a copy of this course: the slowest of the grader's tests (minutes).
+// two faults, each of which must cost its own items only. Its reduction.cu calls _exit in step
+// 8 (the audit takes step 8 and the performance item), and its scan.cu has a syntax error (the
+// scan lab loses everything; compaction, graded with the reference scan, keeps its step
+// points). One grade, three labs, built in a copy of this course: the slowest of the grader's
+// tests (minutes).
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -121,7 +121,7 @@ std::vector<Case> DrawCases(uint64_t seed) {
 
 // The CPU's Middle values of a case, computed once per program: the fixed contracts of
 // DrawCases (the known one, the oldest, the youngest, the report's last point) recur in all 25
-// ladder tests, and the CPU reference was most of this program's time (issue 17's profile).
+// ladder tests, and the CPU reference would otherwise be most of this program's time.
 std::vector<double> CpuMiddle(const Case &c) {
   static std::map<std::string, std::vector<double>> done;
   const std::string key = Describe(c.p) + "; " + std::to_string(c.first) + "+" +

@@ -134,8 +134,8 @@ void CompareWithCub(bool pairs, const char *metric) {
   ASSERT_TRUE(gl::TimeSealed(cub, kWarmup, kReps, &cub_ms));
 
   // The last step first: a step whose warm-up calls each take more than kGiveUp times the best
-  // so far cannot be the fastest, and is not timed further (this program took 4.07 s on an H100
-  // with every step timed, 2.5 to 2.9 s without: docs/results/gpu-2026-11-27-session5.md).
+  // so far cannot be the fastest, and is not timed further (steps 2 and 3 take several times
+  // step 5's time a call, and timing them fully would add seconds to every grade).
   const size_t count = sizeof kVariants / sizeof kVariants[0];
   std::vector<gl::SealedSide> steps;
   for (const Variant &variant : kVariants) {

@@ -245,7 +245,7 @@ TEST_F(WorkerHostile, AStepComputedOnTheHostFails) {
 // second; the attack is given the two handles (a submission can find the ones the worker was
 // handed in its own memory) and tries the handles between and around them. On the H100's
 // driver 580 the handles differ in two bytes, one of them numbering the allocations, so the
-// second's own handle is among those tried (docs/results/gpu-2026-11-27-session7.md). Forged
+// second's own handle is among those tried. Forged
 // handles that land on the exported two open and are written through: the control.
 TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
   GL_SKIP_WITHOUT_GPU();

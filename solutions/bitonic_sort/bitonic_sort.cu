@@ -1370,8 +1370,9 @@ static gl_status sort_step5_shaped(uint32_t *keys, uint32_t *values, unsigned n,
 }
 
 // Keys: blocks of 2^14 keys, 512 threads x 32 keys, 66 KB of shared memory (two blocks per
-// SM); the longest windows whose blocks hold 4 low bits (64-byte pieces): the fastest plan
-// measured on an H100 (devbench bitonic5, round 4). Pairs: blocks of 2^13 pairs, 512 threads x
+// SM); the longest windows whose blocks hold 4 low bits (64-byte pieces), one pass more than
+// the fewest but faster on an H100, whose windows read 32-byte pieces more slowly (the
+// handout's step 5 says why). Pairs: blocks of 2^13 pairs, 512 threads x
 // 16 pairs, 66 KB for keys and values, the longest windows with 3 low bits.
 gl_status bitonic_step5(uint32_t *keys, uint32_t *values, unsigned n, int descending) {
   const uint32_t flip = descending ? 0xFFFFFFFFu : 0u;

@@ -324,9 +324,9 @@ gl_status compact_step4_complement(compaction_pred pred, const int *d_in, int *d
 // The reference uses tiles three times the exercise's: COMP5_ITEMS = 48 elements a thread where
 // compaction_steps.h says 16 (SINGLE_PASS_ITEMS). A block that waits for its offset holds its
 // tile and moves no bytes meanwhile, so on an H100 the compaction is fastest with the largest
-// tile the registers hold: 48 ints and the rest of a thread's 64 registers (devbench/scan90
-// measured 16 to 48; 512 threads was the best block size). Its tiles are bigger, so it needs
-// fewer of the status words the given scratch has room for.
+// tile the registers hold: 48 ints and the rest of a thread's 64 registers (fewer ints a
+// thread mean more tiles, each paying its wait). Its tiles are bigger, so it needs fewer of the
+// status words the given scratch has room for.
 #ifndef COMP5_ITEMS
 #define COMP5_ITEMS 48
 #endif
@@ -535,10 +535,12 @@ gl_status compact_step5(compaction_pred pred, const int *d_in, int *d_out, int *
 #if COMP5_ITEMS % 4 != 0 || COMP5_ITEMS < 8
 #error "step 6's ramp needs COMP5_ITEMS a multiple of 4, at least 8"
 #endif
-// Its length, in % of a wave of blocks (SMs x blocks an SM holds); devbench measured 75 best.
+// Its length, in % of a wave of blocks (SMs x blocks an SM holds): long enough that the first
+// blocks free their slots one after another, short enough that few small tiles pay a wait.
 #define RAMP_WAVE_PERCENT 75
-// Prefetch the tile this far ahead, in % of a wave; devbench measured 25 best (50 was slower
-// than no prefetch: the lines were evicted before their block read them).
+// Prefetch the tile this far ahead, in % of a wave: far enough that its bytes arrive while this
+// block waits, near enough that L2 still holds them when their block reads them (half a wave
+// ahead is slower than no prefetch on an H100: the lines are evicted first).
 #define PREFETCH_WAVE_PERCENT 25
 
 // Ramp tile t has 4 (1 + t / q) items a thread: the items a thread of all ramp tiles before it,

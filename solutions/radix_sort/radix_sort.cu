@@ -527,8 +527,8 @@ gl_status radix_step4(const sort_job *job) {
 #endif
 // How a lane finds the lanes with its digit: 0 ballots, 1 __match_any_sync, 2 atomicOr into a
 // shared word per digit; and the status words a look-back reads at once. Each kind of sort has
-// its own: on the H100 (2026-11-26, devbench at 2^26) keys alone ran fastest with atomicOr and
-// 2 words (1.15x CUB; ballots 1.00x), pairs with ballots and 1 word (0.93x; atomicOr 0.90x).
+// its own, the faster on an H100: keys alone with atomicOr and 2 words, pairs (whose values
+// take registers) with ballots and 1 word. Compare them on another GPU with -D and labbench.
 #ifndef RADIX5_KEY_RANK
 #define RADIX5_KEY_RANK 2
 #endif

@@ -395,8 +395,9 @@ gl_status scan_step6_block_scan(scan_kind kind, const int *d_in, int *d_out, siz
 // loads) where scan_steps.h says 16. A block that waits for its prefix holds its tile in
 // registers and moves no bytes meanwhile, so on an H100 the scan is fastest with the largest
 // tile the registers hold: 48 ints and the rest of a thread's 64 registers, at 1024 threads the
-// whole register file of an SM (devbench/scan90 measured 16 to 48). Its tiles are bigger, so it
-// needs fewer of the status words the given code reserves for SINGLE_PASS_ITEMS-sized tiles.
+// whole register file of an SM (fewer ints a thread mean more tiles, each paying its wait). Its
+// tiles are bigger, so it needs fewer of the status words the given code reserves for
+// SINGLE_PASS_ITEMS-sized tiles.
 #ifndef SCAN7_VECTORS
 #define SCAN7_VECTORS 12 // int4 loads per thread
 #endif
@@ -689,9 +690,9 @@ static __device__ __forceinline__ void prefetch_warp_part(const int *d_in, unsig
 #endif
 }
 
-// Measured on the H100 (devbench/scan90 rounds 12-24, docs/labs/scan.md): a ramp over 3/4 of a
-// wave, and a prefetch 2/5 of a wave ahead. Further ahead was slower (a whole wave: 75% of the
-// copy), the prefetched lines being evicted before their block reads them.
+// A ramp over 3/4 of a wave, and a prefetch 2/5 of a wave ahead (docs/labs/scan.md, step 8):
+// further ahead is slower on an H100 (a whole wave ahead, slower than no prefetch at all), the
+// prefetched lines being evicted before their block reads them.
 #define RAMP_WAVE_PERCENT 75
 #define PREFETCH_WAVE_PERCENT 40
 
