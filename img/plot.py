@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Draw the handouts' measured figures from benchmark CSVs (labbench --csv).
 
-    python3 img/plot.py [CSV ...]        default: docs/results/<lab>-h100.csv of every lab
+    python3 img/plot.py [--date YYYY-MM-DD] [CSV ...]
+                                         default: docs/results/<lab>-h100.csv of every lab
 
 For each lab found it writes, into img/:
   <lab>-ladder.svg   GB/s of every step at the largest n (best block size), with the copy bandwidth
   <lab>-sizes.svg    GB/s against n for every step (best block size at each n)
   <lab>-blocks.svg   GB/s against the block size at the largest n (when several were measured)
 Python's standard library aggregates; gnuplot (Debian: gnuplot-nox) draws. Each figure names the
-GPU and the dates from the CSV, so a figure never loses where its numbers came from. A CSV may
-hold several runs of one GPU (each row names its device and date): where two rows measure the
-same step, n and block size, the later date's is drawn. The rows of one lab must come from one
-GPU: plot each GPU's CSV on its own.
+GPU and the date from the CSV, so a figure never loses where its numbers came from. A CSV may
+hold several runs of one GPU (each row names its device and date): a figure draws one run, by
+default the one with the most rows (a lab's full benchmark, not a later rerun of a few sizes;
+the latest of equals), or the one --date names. The rows of one lab must come from one GPU:
+plot each GPU's CSV on its own.
 """
 import csv
 import glob
@@ -37,18 +39,19 @@ def read_rows(paths):
     return rows
 
 
-def latest_rows(rows):
-    """One row per (step, n, block size): the one of the latest date (ISO dates sort as text)."""
-    keep = {}
+def one_run(rows, date=None):
+    """The rows of one run (one date): `date`, or the date with the most rows, the latest of
+    equals (ISO dates sort as text)."""
+    counts = defaultdict(int)
     for r in rows:
-        key = (r["step"], r["n"], r["block_size"])
-        if key not in keep or r["date"] >= keep[key]["date"]:
-            keep[key] = r
-    return list(keep.values())
+        counts[r["date"]] += 1
+    if date is None:
+        date = max(counts, key=lambda d: (counts[d], d))
+    return [r for r in rows if r["date"] == date], date, len(counts)
 
 
 def runs_of(rows):
-    """The device and the dates of the rows, for a figure's title."""
+    """The device and the date of the rows, for a figure's title."""
     return f"{rows[0]['device']}, {' and '.join(sorted({r['date'] for r in rows}))}"
 
 
@@ -215,7 +218,11 @@ e
 
 
 def main(argv):
-    paths = argv[1:] or sorted(glob.glob(os.path.join(ROOT, "docs", "results", "*-h100.csv")))
+    args = argv[1:]
+    date = None
+    if args[:1] == ["--date"] and len(args) >= 2:
+        date, args = args[1], args[2:]
+    paths = args or sorted(glob.glob(os.path.join(ROOT, "docs", "results", "*-h100.csv")))
     if not paths:
         print("plot.py: no CSV given and no docs/results/<lab>-h100.csv", file=sys.stderr)
         return 1
@@ -228,7 +235,14 @@ def main(argv):
             print(f"plot.py: {lab}: rows of {' and '.join(devices)}: plot each GPU's CSV on its own",
                   file=sys.stderr)
             return 1
-        rows = latest_rows(rows)
+        picked, run, runs = one_run(rows, date)
+        if not picked:
+            print(f"plot.py: {lab}: no rows of {run}", file=sys.stderr)
+            return 1
+        if runs > 1:
+            print(f"plot.py: {lab}: drawing the run of {run} ({len(picked)} of {len(rows)} rows; "
+                  "--date picks another)")
+        rows = picked
         plot_lab(lab, rows)
         print(f"plot.py: wrote img/{lab}-*.svg from {len(rows)} rows")
     return 0
