@@ -11,9 +11,12 @@
 #   --shards N         the number of array tasks (shards); each builds the course once, then
 #                      grades its share of the submissions one after another
 #   --build-dir DIR    the build tree whose grade program is used (default: build/student;
-#                      configured with the student preset if it does not exist)
+#                      configured with the student preset if it does not exist, for the CUDA
+#                      backend: the login node this runs on may have no GPU)
 #   --gres SPEC        the array tasks' GPU request (default: gpu:1); none: no GPU
 #   --no-gpu           --gres none, and the course's CPU backend (--cmake-arg -DLAB_BACKEND=sim)
+# Without --no-gpu every grade gets --cmake-arg -DLAB_BACKEND=cuda: the submissions are graded
+# with nvcc on the GPUs whatever backend the build tree above chose where it was configured.
 #   --cpus N           CPUs per array task (default: the script's, 8): build jobs and
 #                      parallel correctness tests
 #   --sbatch-arg ARG   one more sbatch option for both jobs (--partition=..., --account=...,
@@ -62,7 +65,9 @@ if [ $# -gt 0 ]; then
   shift
 fi
 grade_args=("$@")
-[ "$no_gpu" = 1 ] && grade_args=(--cmake-arg -DLAB_BACKEND=sim "${grade_args[@]}")
+backend=cuda
+[ "$no_gpu" = 1 ] && backend=sim
+grade_args=(--cmake-arg "-DLAB_BACKEND=$backend" "${grade_args[@]}")
 case $shards in '' | *[!0-9]* | 0) die "--shards N is needed: a number of array tasks, 1 or more" ;; esac
 [ -z "$cpus" ] || case $cpus in *[!0-9]* | 0) die "--cpus takes a number, not '$cpus'" ;; esac
 [ -d "$subs" ] || die "the submissions folder $subs does not exist"
@@ -81,9 +86,9 @@ if [ "$dry_run" = 1 ]; then
   :
 elif [ ! -f "$build_dir/CMakeCache.txt" ]; then
   if [ "$build_dir" = "$course/build/student" ]; then
-    (cd "$course" && cmake --preset student)
+    (cd "$course" && cmake --preset student "-DLAB_BACKEND=$backend")
   else
-    cmake -S "$course" -B "$build_dir" -DLAB_IMPL=labs
+    cmake -S "$course" -B "$build_dir" -DLAB_IMPL=labs "-DLAB_BACKEND=$backend"
   fi
 fi
 if [ "$dry_run" = 1 ]; then
