@@ -60,15 +60,20 @@ int release_drop_course_ci(const char *dest) {
   if (text != NULL) {
     strbuf kept;
     sb_init(&kept);
-    int dropped = 0;
+    int dropped = 0, just_dropped = 0;
     for (const char *line = text; *line;) {
       const char *end = strchr(line, '\n');
       size_t n = end ? (size_t)(end - line + 1) : strlen(line);
       char *one = xstrndup(line, n);
+      int blank = one[0] == '\n';
+      int kept_blank = kept.len == 0 || (kept.len >= 2 && kept.data[kept.len - 2] == '\n');
       if (strstr(one, "actions/workflows/ci.yml") != NULL) {
-        dropped = 1;
+        dropped = just_dropped = 1;
+      } else if (just_dropped && blank && kept_blank) {
+        just_dropped = 0; /* the paragraph break the dropped line had: one is enough */
       } else {
         sb_append_n(&kept, one, n);
+        just_dropped = 0;
       }
       free(one);
       line += n;

@@ -335,8 +335,8 @@ TEST_F(SubmissionTest, TheStudentReleaseLeavesOutSolutionsAndPrivateTests) {
   WriteText(course_ + "/.github/workflows/classroom.yml", "name: Autograding Tests\n");
   WriteText(course_ + "/.github/workflows/ci.yml", "name: ci\n");
   WriteText(course_ + "/README.md",
-            "# demo\n[![ci](../../actions/workflows/ci.yml/badge.svg)](../../actions/workflows/ci.yml)\n"
-            "Six labs.\n");
+            "# demo\n\n[![ci](../../actions/workflows/ci.yml/badge.svg)](../../actions/workflows/ci.yml)\n"
+            "\nSix labs.\n");
   copy_rules release;
   copy_rules_init(&release);
   copy_rules_for_release(&release);
@@ -354,7 +354,7 @@ TEST_F(SubmissionTest, TheStudentReleaseLeavesOutSolutionsAndPrivateTests) {
   EXPECT_TRUE(Exists(dst + "/.github/workflows/classroom.yml"));
   EXPECT_FALSE(Exists(dst + "/.github/workflows/ci.yml")) << "the course's own CI";
   EXPECT_EQ(release_drop_course_ci(dst.c_str()), 0);
-  EXPECT_EQ(ReadText(dst + "/README.md"), "# demo\nSix labs.\n") << "its badge goes with it";
+  EXPECT_EQ(ReadText(dst + "/README.md"), "# demo\n\nSix labs.\n") << "its badge goes with it";
   EXPECT_NE(ReadText(course_ + "/README.md").find("badge.svg"), std::string::npos) << "the course's stays";
   EXPECT_EQ(release_drop_course_ci((root_ + "/nowhere").c_str()), 0) << "no README.md: no error";
   EXPECT_FALSE(Exists(dst + "/solutions"));
