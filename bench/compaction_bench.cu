@@ -2,8 +2,8 @@
 // CUB's DeviceSelect::If and DevicePartition::If and a device-to-device copy, all in one run.
 //
 // Inputs are ints kept when non-zero: zero with probability 1 - ratio, else uniform in [1, 3]
-// (at 75% this is the issue's input, uniform in [0, 3]). The keep ratio is part of the step
-// column, "5-single-pass@75" (the row format has no column of its own for it).
+// (at 75% this is the performance test's input, uniform in [0, 3]). The keep ratio is part of
+// the step column, "5-single-pass@75" (the row format has no column of its own for it).
 // Bytes per row are the least the operation must move: a compaction reads n ints and writes the
 // kept ones (4n + 4 kept); a split or the two-buffer enqueue reads and writes n ints (8n); the
 // split of pairs moves keys and values (16n); the copy reads and writes n ints (8n).

@@ -1,6 +1,6 @@
 // Performance test of the compaction lab: the student's best stable compaction (the fastest of
 // steps 2, 5 and 6, those written) against CUB's DeviceSelect::If in the same process, on the
-// issue's input: n = 2^26 ints in [0, 3], kept when non-zero (75% kept). Both are timed the
+// rubric's input: n = 2^26 ints in [0, 3], kept when non-zero (75% kept). Both are timed the
 // sealed way (grader/shim/sealed_timing.h): every call gets a fresh input (drawn on the GPU from
 // a seed of the call's own) and CUB's compaction of it as the expected output, both outside the
 // timed interval, so no answer kept from an earlier call can serve; output and count poisoned,
