@@ -48,31 +48,10 @@ static int already_killed(const sweep *s, pid_t pid) {
   return 0;
 }
 
-/* One pass over this process's children: each not yet killed is killed (its own children then
- * come back here). Returns how many children are still there, dying ones included. */
-static int kill_children(sweep *s, strlist *ended) {
-  DIR *proc = opendir("/proc");
-  if (proc == NULL) return 0;
-  const pid_t self = getpid();
-  int present = 0;
-  struct dirent *e;
-  while ((e = readdir(proc)) != NULL) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    pid_t ppid = 0;
-    char state = 0, comm[256];
-    if (stat_of(e->d_name, &state, &ppid, comm, sizeof comm) != 0 || ppid != self) continue;
-    ++present;
-    pid_t pid = (pid_t)atol(e->d_name);
-    if (state == 'Z' || already_killed(s, pid) || kill(pid, SIGKILL) != 0) continue;
-    if (s->count < MAX_ENDED) s->killed[s->count++] = pid;
-    if (ended != NULL) sl_push_owned(ended, xasprintf("%d %s", (int)pid, comm));
-  }
-  closedir(proc);
-  return present;
-}
-
-/* How many children this process has that have not yet ended (zombies not counted). */
-static int live_children(void) {
+/* One pass over this process's children. Returns how many have not ended yet (zombies aside);
+ * with a sweep, each of those not yet killed is killed (its own children then come back here)
+ * and named in `ended`. */
+static int children(sweep *s, strlist *ended) {
   DIR *proc = opendir("/proc");
   if (proc == NULL) return 0;
   const pid_t self = getpid();
@@ -82,12 +61,21 @@ static int live_children(void) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     pid_t ppid = 0;
     char state = 0, comm[256];
-    if (stat_of(e->d_name, &state, &ppid, comm, sizeof comm) == 0 && ppid == self && state != 'Z') {
-      ++live;
-    }
+    if (stat_of(e->d_name, &state, &ppid, comm, sizeof comm) != 0 || ppid != self) continue;
+    if (state == 'Z') continue;
+    ++live;
+    pid_t pid = (pid_t)atol(e->d_name);
+    if (s == NULL || already_killed(s, pid) || kill(pid, SIGKILL) != 0) continue;
+    if (s->count < MAX_ENDED) s->killed[s->count++] = pid;
+    if (ended != NULL) sl_push_owned(ended, xasprintf("%d %s", (int)pid, comm));
   }
   closedir(proc);
   return live;
+}
+
+static void reap_zombies(void) {
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  }
 }
 
 int reaper_sweep(strlist *ended) {
@@ -95,9 +83,8 @@ int reaper_sweep(strlist *ended) {
    * orphaned, it comes here first and may take a moment to end (a GPU context to tear down).
    * Only what is still running after a grace of 3 s was left running. */
   for (int wait = 0; wait < 300; ++wait) {
-    while (waitpid(-1, NULL, WNOHANG) > 0) {
-    }
-    if (live_children() == 0) return 0;
+    reap_zombies();
+    if (children(NULL, NULL) == 0) return 0;
     struct timespec pause = {0, 10000000};
     nanosleep(&pause, NULL);
   }
@@ -106,12 +93,12 @@ int reaper_sweep(strlist *ended) {
   /* Until no child is left, for 10 s at most: the sandbox forbids new processes, so a handful
    * at most is ever expected, and a killed process is gone within milliseconds. */
   for (int round = 0; round < 5000; ++round) {
-    int present = kill_children(&s, ended);
-    while (waitpid(-1, NULL, WNOHANG) > 0) {
-    }
-    if (present == 0) break;
+    int live = children(&s, ended);
+    reap_zombies();
+    if (live == 0) break;
     struct timespec pause = {0, 2000000};
     nanosleep(&pause, NULL);
   }
+  reap_zombies();
   return s.count;
 }
