@@ -548,6 +548,24 @@ TEST_F(AuditTest, ALibrarysNamespaceIsFoundAtAnyLevelOfAName) {
   EXPECT_TRUE(Has(found, "forbidden symbol mycub::Sum in wrapped.cpp line 15 (step 3)")) << Joined(found);
 }
 
+// The worker counts launches and GPU memory by the linker's --wrap: its __real_ names reach
+// the runtime around the counts, and the runtime's internal names reach the driver.
+TEST_F(AuditTest, NamesThatReachAroundTheWorkersCountsAreFindings) {
+  const char *source =
+      "extern \"C\" int __real_cudaMalloc(void **p, unsigned long n);\n"       // 1
+      "extern \"C\" int __wrap_cudaFree(void *p);\n"                            // 2
+      "extern \"C\" int __cudaGetProcAddress(const char *s, void **f);\n"       // 3
+      "int take(void **p) { return __real_cudaMalloc(p, 1ul << 40); }\n"        // 4
+      "int give(void *p) { return __wrap_cudaFree(p); }\n"                      // 5
+      "int reach(void **f) { return __cudaGetProcAddress(\"cuMemAlloc\", f); }\n";  // 6
+  ASSERT_EQ(Compile(kCxx, "around.cpp", source, "-O2 -g"), 0) << CompileLog();
+  std::vector<std::string> found = Audit("around.cpp");
+  std::string all = Joined(found);
+  EXPECT_TRUE(Has(found, "__real_cudaMalloc")) << all;
+  EXPECT_TRUE(Has(found, "__wrap_cudaFree")) << all;
+  EXPECT_TRUE(Has(found, "__cudaGetProcAddress")) << all;
+}
+
 // The headers of a library, from the #include lines of the student's text: the dependency file
 // is not needed (some generators delete it), and no spelling the preprocessor accepts hides one.
 TEST_F(AuditTest, IncludesAreReadFromTheStudentsText) {

@@ -294,6 +294,17 @@ TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
                          << out;
 }
 
+// A worker holds a quarter of the GPU's memory at most, whatever it asks for: a submission
+// sharing the GPU with another (--gpus 0,0) cannot take the other's memory away.
+TEST_F(WorkerHostile, GpuMemoryIsCapped) {
+  if (gl::OnCpuBackend()) {
+    GTEST_SKIP() << "needs a GPU: on the CPU backend device memory is host memory, which "
+                    "WorkerSandbox.LimitsMemory checks is capped";
+  }
+  EXPECT_NE(Attack("gpu-hog"), GL_OK) << message_;
+  EXPECT_NE(message_.find("a quarter of the GPU"), std::string::npos) << message_;
+}
+
 TEST_F(WorkerHostile, ACrashFailsTheCallWithItsCause) {
   EXPECT_EQ(Attack("crash"), GL_ERR_WORKER);
   // Killed by SIGSEGV, or (under AddressSanitizer, the CPU backend's default) its report's exit.

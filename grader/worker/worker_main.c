@@ -49,6 +49,10 @@ struct gl_args {
 long gl_kernel_launches(void) __attribute__((weak));
 
 static long kernel_launches(void) { return gl_kernel_launches != NULL ? gl_kernel_launches() : -1; }
+/* Why the GPU memory cap (gpu_memory.c, linked into the labs' workers) refused an allocation
+ * during this call, or "". */
+const char *gl_gpu_memory_note(void) __attribute__((weak));
+void gl_gpu_memory_clear_note(void) __attribute__((weak));
 
 gl_status gl_on_gpu(gl_args *a, const char *fn, int needs_kernel, gl_status status) {
   if (status != GL_OK || !needs_kernel || a->launches_before < 0) return status;
@@ -292,6 +296,7 @@ int main(void) {
     args.out_used = 0;
     args.request = &request;
     args.launches_before = kernel_launches();
+    if (gl_gpu_memory_clear_note != NULL) gl_gpu_memory_clear_note();
     const int on_gpu = !(fn & GL_HOST_ONLY);
     gl_clear_error();
     const double t0 = now_ms();
@@ -336,7 +341,13 @@ int main(void) {
     gl_wire_put(&reply, &host_ms, sizeof host_ms);
     const size_t clocks_at = reply.size; /* filled in last, just before the answer goes */
     gl_wire_put(&reply, (double[3]){0, 0, 0}, 3 * sizeof(double));
-    gl_wire_put_str(&reply, status == GL_OK ? "" : gl_last_error());
+    char message[1024] = "";
+    if (status != GL_OK) {
+      const char *cap = gl_gpu_memory_note != NULL ? gl_gpu_memory_note() : "";
+      if (cap[0] != '\0') snprintf(message, sizeof message, "%s (%s)", gl_last_error(), cap);
+      else snprintf(message, sizeof message, "%s", gl_last_error());
+    }
+    gl_wire_put_str(&reply, message);
     char device_text[300] = "";
     if (err != cudaSuccess) {
       snprintf(device_text, sizeof device_text, "%s (%s)", cudaGetErrorName(err),

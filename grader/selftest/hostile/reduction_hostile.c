@@ -217,6 +217,22 @@ static gl_status refused(const char *what) {
   return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s refused: %s", what, strerror(errno));
 }
 
+/* Takes all the GPU memory it can, in chunks of a 64th of the GPU, and keeps it (a worker of
+ * another submission on the same GPU would then find none): GL_OK when it held more than a
+ * quarter of the GPU, the worker's cap, and otherwise the error of the allocation refused. */
+static gl_status gpu_hog(void) {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return refused("cudaMemGetInfo");
+  const size_t chunk = total_bytes / 64;
+  size_t held = 0;
+  void *p = NULL;
+  cudaError_t err = cudaSuccess;
+  while (held < free_bytes && (err = cudaMalloc(&p, chunk)) == cudaSuccess) held += chunk;
+  if (held > total_bytes / 4) return GL_OK;
+  return gl_fail(GL_ERR_CUDA, "gpu-hog: held %zu MiB, then cudaMalloc: %s", held >> 20,
+                 cudaGetErrorString(err));
+}
+
 const char *reduce_step_name(reduce_step step) { return step == 1 ? "1-hostile" : "unknown"; }
 const char *reduce_op_name(reduce_op op) { return op == REDUCE_SUM ? "sum" : "unknown"; }
 
@@ -338,6 +354,7 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
     }
     return GL_OK;
   }
+  if (strcmp(a, "gpu-hog") == 0) return gpu_hog();
   if (strcmp(a, "forge-handles") == 0) return forge_handles();
   if (strcmp(a, "crash") == 0) raise(SIGSEGV);
   if (strcmp(a, "flood") == 0) {
