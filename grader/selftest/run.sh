@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The grader's self-test: does the grader give the scores it should? Run it on a machine with a
-# GPU (it checks the kernels for real). Three parts:
+# GPU (it checks the kernels for real). Four parts:
 #   1. the untouched stubs earn 0 correctness points in every lab;
 #   2. a submission made of the solutions' files (copied to their labs/ paths) earns every
 #      correctness point (performance items may be partial: their ratios are shown);
 #   3. for each line of mutations.txt, the solutions with that one change lose exactly the
-#      named items' points, and the report says why.
+#      named items' points, and the report says why;
+#   4. the hostile submissions of hostile/, graded by hostile.sh (which says how).
 # It ends with "selftest: N passed, M failed" and exits non-zero when anything failed.
 #
 # usage: grader/selftest/run.sh [--work DIR] [--lab LAB]... [--jobs N] [--cmake-arg ARG]...
@@ -16,9 +17,10 @@
 #   --lab LAB        check only this lab (repeatable); mutations of other labs are skipped
 #   --jobs N         passed to grade
 #   --cmake-arg ARG  passed to the first configure, e.g. -DCMAKE_CUDA_ARCHITECTURES=90
-#   --no-mutations   parts 1 and 2 only
+#   --no-mutations   parts 1, 2 and 4 only
 #   --allow-no-gpu   without a GPU, check what can be checked (no step earns points from a
-#                    stub; no step of the solutions fails) instead of stopping
+#                    stub; no step of the solutions fails; the hostile submissions that need
+#                    no GPU) instead of stopping
 #   --write-mutation DESCRIPTION FILE  only write the solution file that the mutation with this
 #                    description (its sixth field) changes, changed, to FILE; no build, no GPU
 #                    (grader/tests/sim_checks builds one this way)
@@ -341,5 +343,14 @@ if [ "$run_mutations" -eq 1 ] && [ "$have_gpu" -eq 1 ]; then
 elif [ "$run_mutations" -eq 1 ]; then
   echo "selftest: 3. the mutations need a GPU: skipped"
 fi
+
+# ---- 4. the hostile submissions ----------------------------------------------------------------
+echo "selftest: 4. grading the hostile submissions (grader/selftest/hostile.sh)"
+hostile_args=(--work "$work/hostile" --grade "$grade")
+[ "$allow_no_gpu" -eq 1 ] && hostile_args+=(--allow-no-gpu)
+while IFS= read -r line; do
+  echo "$line"
+  case "$line" in PASS*) passed=$((passed + 1)) ;; FAIL*) failed=$((failed + 1)) ;; esac
+done < <("$root/grader/selftest/hostile.sh" "${hostile_args[@]}" "${lab_args[@]}" "${jobs[@]}" 2>&1)
 
 finish

@@ -556,6 +556,22 @@ static const int denied[] = {
 #endif
 };
 
+/* Refused with EPERM: every call that removes, renames, links, truncates or changes the mode,
+   owner or times of a file, so that where Landlock is missing and the worker runs as the
+   grader's own user, the files the grader reads back (its test programs, JUnit files and
+   reports) cannot be replaced; no file can grow either (RLIMIT_FSIZE 0). open with O_TRUNC is
+   refused below. */
+static const int file_changes[] = {
+#ifdef __NR_unlink
+    __NR_unlink, __NR_rename, __NR_link, __NR_symlink, __NR_mkdir, __NR_rmdir, __NR_mknod,
+    __NR_chmod, __NR_chown, __NR_lchown, __NR_creat, __NR_utime, __NR_utimes, __NR_futimesat,
+#endif
+    __NR_unlinkat, __NR_renameat, __NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mkdirat,
+    __NR_mknodat, __NR_fchmod, __NR_fchmodat, __NR_fchown, __NR_fchownat, __NR_truncate,
+    __NR_ftruncate, __NR_utimensat, __NR_setxattr, __NR_lsetxattr, __NR_fsetxattr,
+    __NR_removexattr, __NR_lremovexattr, __NR_fremovexattr, __NR_fallocate,
+};
+
 #define ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 /* The low 32 bits of argument 0. */
 #define ARG0_LOW offsetof(struct seccomp_data, args[0])
@@ -566,7 +582,7 @@ static const int denied[] = {
 
 static int seccomp_apply(report *r, int exec_fd) {
   const uint32_t self = (uint32_t)getpid();
-  struct sock_filter f[192];
+  struct sock_filter f[320];
   unsigned short n = 0;
   int overflow = 0;
 #define EMIT(insn)                                                                           \
@@ -627,6 +643,29 @@ static int seccomp_apply(report *r, int exec_fd) {
     EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
     EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)));
   }
+  /* open and openat: not with O_TRUNC. openat2 passes its flags in memory: ENOSYS, and the C
+     library's open does not use it. */
+  static const int opens[][2] = {
+#ifdef __NR_open
+      {__NR_open, 1},
+#endif
+      {__NR_openat, 2}};
+  for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++) {
+    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, opens[i][0], 0, 4));
+    EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[opens[i][1]])));
+    EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_TRUNC, 1, 0));
+    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)));
+  }
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+  EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, 0, 1));
+  EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(ENOSYS)));
+  for (size_t i = 0; i < sizeof file_changes / sizeof file_changes[0]; i++) {
+    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, file_changes[i], 0, 1));
+    EMIT(BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)));
+  }
   for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
     if (exec_fd >= 0 && denied[i] == __NR_execveat) continue; /* below */
     EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, denied[i], 0, 1));
@@ -652,9 +691,9 @@ static int seccomp_apply(report *r, int exec_fd) {
     return fail(r, "seccomp");
   }
   say(r, exec_fd >= 0 ? "seccomp (no fork/ptrace/mount/namespaces/non-unix sockets/signals to "
-                        "others; one exec, of the worker)"
+                        "others/file changes; one exec, of the worker)"
                       : "seccomp (no fork/exec/ptrace/mount/namespaces/non-unix sockets/signals "
-                        "to others)");
+                        "to others/file changes)");
   return 0;
 }
 
