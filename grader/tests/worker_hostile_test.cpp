@@ -87,9 +87,20 @@ class WorkerHostile : public ::testing::Test {
   std::string dir_, file_, message_;
 };
 
-// Processes running the hostile worker's program, other than through this test's own worker
-// (stopped by now): what a process left behind by the lab's code would be.
+// Whether process `pid`'s environment holds `entry` (the test's own GPULABS_HOSTILE_FILE):
+// CTest runs the other tests of this program, with workers of the same program, at once.
+bool EnvironmentHolds(const char *pid, const std::string &entry) {
+  std::ifstream in(std::string("/proc/") + pid + "/environ", std::ios::binary);
+  std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return env.find(entry + '\0') != std::string::npos;  // each entry ends in a NUL
+}
+
+// Processes running the hostile worker's program started by this test (its environment names
+// this test's file), other than through this test's own worker (stopped by now): what a process
+// left behind by the lab's code would be.
 int ProcessesOfTheWorker() {
+  const char *file = getenv("GPULABS_HOSTILE_FILE");
+  const std::string mine = std::string("GPULABS_HOSTILE_FILE=") + (file != nullptr ? file : "");
   char want[4096];
   if (realpath(HOSTILE_WORKER, want) == nullptr) return -1;
   int count = 0;
@@ -104,7 +115,7 @@ int ProcessesOfTheWorker() {
       ssize_t n = readlink(link.c_str(), exe, sizeof exe - 1);
       if (n <= 0) continue;
       exe[n] = '\0';
-      if (strcmp(exe, want) == 0) ++count;
+      if (strcmp(exe, want) == 0 && EnvironmentHolds(e->d_name, mine)) ++count;
     }
     if (count == 0) break;
     usleep(50000);
