@@ -88,8 +88,8 @@ parse_mutation() {
   local line="${1//\\|/$'\x1f'}" value i
   local -a fields
   IFS='|' read -r -a fields <<<"$line"
-  if [ "${#fields[@]}" -lt 6 ]; then
-    echo "needs at least 6 fields separated by '|'"
+  if [ "${#fields[@]}" -lt 6 ] || [ "${#fields[@]}" -gt 7 ]; then
+    echo "has ${#fields[@]} fields separated by '|', not 6 or 7 (a '|' inside a field is written \\|)"
     return 1
   fi
   for i in "${!fields[@]}"; do
