@@ -1,4 +1,4 @@
-/* What a lab's <lab>_calls.c includes: the worker's side (GL_WORKER_SIDE, in the lab worker)
+/* What lab_calls.c includes: the worker's side (GL_WORKER_SIDE, in the lab worker)
  * or the proxies' side (in the test programs), and a few short forms for the proxies. */
 #ifndef GPULABS_WORKER_CALLS_H
 #define GPULABS_WORKER_CALLS_H

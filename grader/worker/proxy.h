@@ -1,5 +1,5 @@
 /* The test program's side of the lab worker. A test calls the lab's API (reduce_int, ...) as
- * before; in the test program those names are proxies (<lab>_calls.c) that start the lab worker
+ * before; in the test program those names are proxies (lab_calls.c) that start the lab worker
  * on first use, hand it the call's device buffers and arguments, and return what it answered.
  * The lab's code runs only in the worker: nothing it does can print a verdict, exit the test,
  * touch a file, or reach a private buffer (the allocations calls handed it are all it maps; on

@@ -1,4 +1,4 @@
-/* The lab worker's side of a call: a lab's dispatcher (<lab>_calls.c, built with
+/* The lab worker's side of a call: a lab's dispatcher (lab_calls.c, built with
  * GL_WORKER_SIDE) reads the arguments in the order its proxy wrote them and calls the lab.
  * The worker itself (worker_main.c) runs sandboxed from its first instruction (launcher.c
  * enters the sandbox, then executes it) and answers calls until the test program closes the
@@ -53,7 +53,7 @@ gl_status gl_on_gpu(gl_args *a, const char *fn, int needs_kernel, gl_status stat
     if (!gl_args_ok(a)) return gl_args_failure(a);   \
   } while (0)
 
-/* Defined by each lab's <lab>_calls.c: runs function `fn` (as its proxy numbered it). */
+/* Defined by lab_calls.c, built for the lab: runs function `fn` (as its proxy numbered it). */
 gl_status gl_worker_dispatch(uint32_t fn, gl_args *a);
 /* What a dispatcher returns for a number it does not know. */
 gl_status gl_unknown_call(uint32_t fn);

@@ -62,7 +62,7 @@ gl_status ode_run(ode_step step, const ode_params *params, int block_size, doubl
 /* What a step launches, for the benchmark's profiler table. */
 #define ODE_MAX_KERNELS 2
 typedef struct ode_kernel_info {
-  const char *name;            /* the kernel's name in the handout */
+  char name[48];               /* the kernel's name in the handout */
   long launches;               /* launches in one ode_run */
   long grid;                   /* blocks per launch (the largest, when it varies) */
   int block;                   /* threads per block */

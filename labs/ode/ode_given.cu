@@ -3,6 +3,7 @@
 // Step names, argument checks, the upload of the parameters, the dispatch to your steps
 // (labs/ode/ode.cu, as declared in labs/ode/ode_steps.h), Outer's recurrence on the host
 // (ode_run) and what each step launches, for the benchmark (ode_describe).
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cuda_runtime.h>
@@ -117,7 +118,7 @@ static gl_status kernel_info(const void *kernel, const char *name, long launches
   LAB_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
   LAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, kernel, block,
                                                           dynamic_shared));
-  info->name = name;
+  snprintf(info->name, sizeof info->name, "%s", name);
   info->launches = launches;
   info->grid = grid;
   info->block = block;
