@@ -55,12 +55,10 @@ long lb_count_launches(gl_timed_fn fn, void *context);
 int lb_step_selected(const lb_options *opt, int number, const char *name);
 
 /* Each lab's entry point: returns 0 on success, non-zero (after printing why) on failure. */
-int labbench_reduction(const lb_options *opt);
-int labbench_scan(const lb_options *opt);
-int labbench_compaction(const lb_options *opt);
-int labbench_radix_sort(const lb_options *opt);
-int labbench_bitonic_sort(const lb_options *opt);
-int labbench_ode(const lb_options *opt);
+/* Each lab's benchmark, bench/<lab>_bench.cu: labbench_<lab>. */
+#define LB_LAB(lab) int labbench_##lab(const lb_options *opt);
+#include "labbench_labs.h"
+#undef LB_LAB
 
 #ifdef __cplusplus
 }

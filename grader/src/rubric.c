@@ -274,8 +274,18 @@ int rubric_parse(rubric *r, const char *text, const char *name, strbuf *errors) 
       if (audit_parse_line(&r->audit, &words, where, errors) != 0) failed = 1;
     } else if (strcmp(words.items[0], "uses") == 0) {
       parse_uses(r, &words, where, errors, &failed);
+    } else if (strcmp(words.items[0], "order") == 0) {
+      char *end = NULL;
+      long order = words.count == 2 ? strtol(words.items[1], &end, 10) : 0;
+      if (end == NULL || *end != '\0' || order < 1 || order > 9999) {
+        sb_printf(errors, "%s: an order line holds one whole number from 1 to 9999\n", where);
+        failed = 1;
+      } else {
+        r->order = (int)order;
+      }
     } else {
-      sb_printf(errors, "%s: '%s' is not a kind of line (step, perf, files, audit or uses)\n",
+      sb_printf(errors,
+                "%s: '%s' is not a kind of line (step, perf, files, audit, uses or order)\n",
                 where, words.items[0]);
       failed = 1;
     }

@@ -40,6 +40,7 @@ typedef struct rubric {
   audit_config audit;
   rubric_use *uses;
   size_t n_uses;
+  int order; /* "order N": the lab's place in the course (the build lists the labs by it) */
 } rubric;
 
 void rubric_init(rubric *r, const char *lab);

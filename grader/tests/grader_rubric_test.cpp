@@ -223,3 +223,19 @@ TEST(GraderPattern, AlternativesAreJoinedWithABar) {
   EXPECT_FALSE(pattern_match("A.x||B.y", "")) << "an empty alternative matches nothing";
   EXPECT_TRUE(pattern_match("A.x||B.y", "B.y"));
 }
+
+// `order N` places the lab in the course (the build lists the labs by it): one whole number.
+TEST(GraderRubric, AnOrderLinePlacesTheLab) {
+  Parsed good("order 3\nstep 1-a 10 A.*\n");
+  ASSERT_EQ(good.rc, 0) << good.errors;
+  EXPECT_EQ(good.r.order, 3);
+  Parsed none("step 1-a 10 A.*\n");
+  EXPECT_EQ(none.rc, 0) << none.errors;
+  EXPECT_EQ(none.r.order, 0);
+  for (const char *bad : {"order\n", "order 0\n", "order 2.5\n", "order 3 4\n", "order x\n"}) {
+    Parsed p(bad);
+    EXPECT_NE(p.rc, 0) << bad;
+    EXPECT_NE(p.errors.find("an order line holds one whole number"), std::string::npos)
+        << bad << ": " << p.errors;
+  }
+}

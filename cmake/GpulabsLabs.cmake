@@ -1,0 +1,45 @@
+# gpulabs_find_labs(<out>)
+#
+# The course's labs, found by their folders: a lab is a folder labs/<lab>/ with a build file and
+# a rubric, grader/rubric/<lab>.rubric, whose `order N` line gives its place in the course (the
+# order the labs are built, graded, benchmarked and reported in). No list of the labs is
+# written anywhere else: adding a lab's folders adds the lab.
+function(gpulabs_find_labs out)
+  file(GLOB rubrics CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/rubric/*.rubric")
+  set(keyed)
+  foreach(rubric IN LISTS rubrics)
+    get_filename_component(lab "${rubric}" NAME_WE)
+    if(NOT EXISTS "${PROJECT_SOURCE_DIR}/labs/${lab}/CMakeLists.txt")
+      message(FATAL_ERROR "grader/rubric/${lab}.rubric names no lab: labs/${lab}/ has no "
+                          "CMakeLists.txt")
+    endif()
+    file(STRINGS "${rubric}" order_lines REGEX "^order[ \t]+[0-9]+[ \t]*$")
+    list(LENGTH order_lines count)
+    if(NOT count EQUAL 1)
+      message(FATAL_ERROR "grader/rubric/${lab}.rubric needs one line 'order N' (its place in "
+                          "the course), not ${count}")
+    endif()
+    string(REGEX MATCH "[0-9]+" order "${order_lines}")
+    # Zero-padded, so that a text sort is a numeric one.
+    string(LENGTH "${order}" digits)
+    while(digits LESS 4)
+      string(PREPEND order "0")
+      math(EXPR digits "${digits} + 1")
+    endwhile()
+    list(APPEND keyed "${order}:${lab}")
+  endforeach()
+  list(SORT keyed)
+  set(labs)
+  set(previous "")
+  foreach(entry IN LISTS keyed)
+    string(REPLACE ":" ";" parts "${entry}")
+    list(GET parts 0 order)
+    list(GET parts 1 lab)
+    if(order STREQUAL previous)
+      message(FATAL_ERROR "two labs have order ${order} in their rubrics (one is ${lab})")
+    endif()
+    set(previous "${order}")
+    list(APPEND labs "${lab}")
+  endforeach()
+  set(${out} "${labs}" PARENT_SCOPE)
+endfunction()
