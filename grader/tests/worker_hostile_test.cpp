@@ -308,6 +308,7 @@ TEST_F(WorkerHostile, ForgedHandlesOpenNothingUnexported) {
 // A worker holds a quarter of the GPU's memory at most, whatever it asks for: a submission
 // sharing the GPU with another (--gpus 0,0) cannot take the other's memory away.
 TEST_F(WorkerHostile, GpuMemoryIsCapped) {
+  GL_SKIP_WITHOUT_GPU();
   if (gl::OnCpuBackend()) {
     GTEST_SKIP() << "needs a GPU: on the CPU backend device memory is host memory, which "
                     "WorkerSandbox.LimitsMemory checks is capped";
