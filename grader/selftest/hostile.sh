@@ -38,15 +38,8 @@ while [ $# -gt 0 ]; do
     *) echo "hostile: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS  $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-finish() {
-  echo "hostile: $passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
+tally_name=hostile
+source "$root/grader/selftest/tally.sh"
 wants_lab() {
   [ ${#labs[@]} -eq 0 ] && return 0
   local lab

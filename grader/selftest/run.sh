@@ -53,15 +53,8 @@ while [ $# -gt 0 ]; do
     *) echo "selftest: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS  $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-finish() {
-  echo "selftest: $passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
+tally_name=selftest
+source "$root/grader/selftest/tally.sh"
 
 lab_args=()
 for lab in "${labs[@]}"; do lab_args+=(--lab "$lab"); done
