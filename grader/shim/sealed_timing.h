@@ -7,8 +7,9 @@
 //   1. has its outputs poisoned first, each output's whole buffer: the elements it must write
 //      and a guard region past them (at least kSealedGuardBytes) that it must leave alone;
 //   2. gets an input nobody has seen: SealedSide::draw refills the input on the GPU from a seed
-//      of the call's own (SealedCallSeed: the run's seed, the test, the side and the call's
-//      number, so a run replays and no two calls share an input), and computes the expected
+//      of the call's own (SealedCallSeed: a keyed hash of the run's seed, the test, the side and
+//      the call's number, under a key drawn when the test program starts, sealed_seed.h: no two
+//      calls share an input, and none can be foreseen from the ones before), and computes the expected
 //      outputs with the course's code on the GPU (CUB, or a course kernel of the yardstick
 //      library), never the lab's. Nothing the lab kept from an earlier call matches it: no
 //      cache of any kind, keyed on buffers or on contents, can answer it;
@@ -60,6 +61,7 @@
 #include <vector>
 
 #include "gltest.h"
+#include "sealed_seed.h"
 
 extern "C" {
 #include "worker/proxy.h"
@@ -125,22 +127,17 @@ struct SealedSide {
   bool cut_short = false;
 };
 
-// The seed of call number `call` of `side` in the running test: derived from the run's seed,
-// the test's name, the side's name and the call's number, so that every call of a run gets an
-// input of its own (the yardstick's never equal the lab's, nor one test's another's) and a run
-// with the same seed replays every one.
+// The seed of call number `call` of `side` in the running test (sealed_seed.h): every call of a
+// run gets an input of its own (the yardstick's never equal the lab's, nor one test's
+// another's), and none can be told from the inputs before it. A failure names the call's input
+// seed, which draws the same input again; the run's seed alone does not.
 inline uint64_t SealedCallSeed(const SealedSide &side, long call) {
   const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string key = info != nullptr
-                        ? std::string(info->test_suite_name()) + "." + info->name() + "/"
-                        : std::string("/");
-  key += side.name;
-  uint64_t label = 1469598103934665603ull;  // FNV-1a of the key
-  for (unsigned char c : key) {
-    label ^= c;
-    label *= 1099511628211ull;
-  }
-  return gl_seed_derive(SeedFor(label), (uint64_t)call + 1);
+  std::string name = info != nullptr
+                         ? std::string(info->test_suite_name()) + "." + info->name() + "/"
+                         : std::string("/");
+  name += side.name;
+  return SealedSeed(Seed(), name, call);
 }
 
 namespace sealed_detail {

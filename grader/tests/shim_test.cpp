@@ -1,11 +1,16 @@
 // The test shim's own logic that needs no GPU: where test buffers go inside a slab
-// (grader/shim/slab_space.h). On a GPU every lab's tests exercise it; here it is checked alone.
+// (grader/shim/slab_space.h), and the sealed calls' input seeds (grader/shim/sealed_seed.h). On a
+// GPU every lab's tests exercise them; here they are checked alone.
 #include <cstddef>
 #include <map>
 #include <utility>
 #include <vector>
 
+#include <set>
+#include <string>
+
 #include "gltest.h"
+#include "sealed_seed.h"
 #include "slab_space.h"
 
 namespace {
@@ -118,3 +123,26 @@ TEST(SlabSpace, RandomTakesAndGivesNeverOverlap) {
 }
 
 }  // namespace
+
+// SipHash-2-4 against its authors' test vectors: key 00 01 .. 0f, messages 00 01 .. (n - 1).
+TEST(SealedSeed, SipHashMatchesItsReferenceVectors) {
+  const uint64_t key[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
+  std::string message;
+  EXPECT_EQ(gl::sealed_detail::SipHash24(key, message), 0x726fdb47dd0e0e31ull);
+  for (int i = 0; i < 15; ++i) message += (char)i;
+  EXPECT_EQ(gl::sealed_detail::SipHash24(key, message), 0xa129ca6149be45e5ull);
+}
+
+// Each call of each stream gets its own seed, under a key of this program's: the same run seed
+// in another program (another key) gives other seeds, so a run's inputs cannot be foreseen.
+TEST(SealedSeed, EveryCallHasASeedOfItsOwn) {
+  std::set<uint64_t> seeds;
+  for (long call = 0; call < 100; ++call) {
+    seeds.insert(gl::SealedSeed(42, "Suite.Test/lab", call));
+    seeds.insert(gl::SealedSeed(42, "Suite.Test/cub", call));
+  }
+  EXPECT_EQ(seeds.size(), 200u);
+  EXPECT_EQ(gl::SealedSeed(42, "Suite.Test/lab", 7), gl::SealedSeed(42, "Suite.Test/lab", 7));
+  const uint64_t *key = gl::sealed_detail::SealedKey();
+  EXPECT_FALSE(key[0] == 0 && key[1] == 0) << "the key was not drawn";
+}
