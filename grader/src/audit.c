@@ -46,6 +46,15 @@ const char *const audit_default_forbid[] = {
      * yardstick is timed) */
     "pthread_create", "thrd_create", "std::thread::*", "std::jthread::*", "signal", "sigaction",
     "sigset", "bsd_signal", "sysv_signal", "alarm", "ualarm", "setitimer", "timer_create",
+    /* ... or one the C library starts for it: asynchronous I/O, lookups and message queues
+     * notify through a thread of their own; __clone is clone by another name */
+    "aio_*", "lio_listio*", "getaddrinfo_a", "mq_notify", "__clone*",
+    /* the C library's other names for opening files */
+    "__open", "__open64", "__openat*", "_IO_*",
+    /* device limits and L2 set-asides the worker's GPU memory cap does not count, and that
+     * outlast a call (gpu_memory.c refuses them too) */
+    "cudaDeviceSetLimit", "cuCtxSetLimit*", "cudaCtxResetPersistingL2Cache",
+    "cudaStreamSetAttribute*", "cudaGraphKernelNodeSetAttribute*",
     /* code that runs before main or after it; inline assembly; #line, which would make code
      * of the student's look like a header's to the line tables; an #include of a macro, which
      * hides the header it names from the text */

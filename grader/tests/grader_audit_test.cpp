@@ -557,13 +557,20 @@ TEST_F(AuditTest, NamesThatReachAroundTheWorkersCountsAreFindings) {
       "extern \"C\" int __cudaGetProcAddress(const char *s, void **f);\n"       // 3
       "int take(void **p) { return __real_cudaMalloc(p, 1ul << 40); }\n"        // 4
       "int give(void *p) { return __wrap_cudaFree(p); }\n"                      // 5
-      "int reach(void **f) { return __cudaGetProcAddress(\"cuMemAlloc\", f); }\n";  // 6
+      "int reach(void **f) { return __cudaGetProcAddress(\"cuMemAlloc\", f); }\n"  // 6
+      "extern \"C\" int aio_write(void *cb);\n"                                 // 7
+      "extern \"C\" int cudaDeviceSetLimit(int limit, unsigned long value);\n"  // 8
+      "int later(void *cb) { return aio_write(cb) + cudaDeviceSetLimit(0, 1ul << 20); }\n";  // 9
   ASSERT_EQ(Compile(kCxx, "around.cpp", source, "-O2 -g"), 0) << CompileLog();
   std::vector<std::string> found = Audit("around.cpp");
   std::string all = Joined(found);
   EXPECT_TRUE(Has(found, "__real_cudaMalloc")) << all;
   EXPECT_TRUE(Has(found, "__wrap_cudaFree")) << all;
   EXPECT_TRUE(Has(found, "__cudaGetProcAddress")) << all;
+  // A thread the C library starts for the lab (asynchronous I/O's notification), and a device
+  // limit that reserves GPU memory the cap does not count.
+  EXPECT_TRUE(Has(found, "forbidden symbol aio_write")) << all;
+  EXPECT_TRUE(Has(found, "forbidden symbol cudaDeviceSetLimit")) << all;
 }
 
 // The headers of a library, from the #include lines of the student's text: the dependency file

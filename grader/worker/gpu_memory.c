@@ -4,7 +4,7 @@
  * runtime's allocation calls (grader/worker/CMakeLists.txt): an allocation that would go past the
  * cap fails with cudaErrorMemoryAllocation, and the call's report says why (gl_gpu_memory_note).
  * The calls that allocate in ways not counted here (arrays, memory pools of one's own, a graph's
- * allocation nodes) are refused: no lab needs them. The names that reach around the wrappers
+ * allocation nodes, a device stack or heap limit) are refused: no lab needs them. The names that reach around the wrappers
  * (__real_*, the runtime's internal ones) are the audit's to forbid (grader/src/audit.c).
  * On the CPU backend device memory is host memory, which the worker's host limit already caps. */
 #include <stdio.h>
@@ -145,6 +145,9 @@ GL_REFUSED(cudaMemPoolSetAttribute)
 GL_REFUSED(cudaGraphAddMemAllocNode)
 GL_REFUSED(cudaGraphAddNode)
 GL_REFUSED(cudaGraphAddNode_v2)
+/* A stack or heap limit reserves GPU memory for every thread that can be resident (tens of GiB
+ * for a deep stack): not counted, so refused. */
+GL_REFUSED(cudaDeviceSetLimit)
 
 #else
 
