@@ -1,8 +1,10 @@
 /* How many kernels the lab worker has launched (worker.h, gl_on_gpu): a GPU step's call that
  * launches none computed its answer on the host. Linked into the labs' workers only, with the
  * linker's --wrap for every entry point a launch goes through (grader/worker/CMakeLists.txt):
- * nvcc's <<<...>>> (__cudaLaunchKernel) and the runtime's launch functions, each with its
- * per-thread-stream twin. On the CPU backend the simulator counts its own launches. */
+ * nvcc's <<<...>>> (__cudaLaunchKernel) and the runtime's launch functions (a graph's launch
+ * among them), each with its per-thread-stream twin. What is counted is a call to launch: a
+ * launch that fails counts too (the call then fails on its own error). On the CPU backend the
+ * simulator counts its own launches. */
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -35,6 +37,8 @@ GL_COUNT_LAUNCHES(cudaLaunchKernelExC)
 GL_COUNT_LAUNCHES(cudaLaunchKernelExC_ptsz)
 GL_COUNT_LAUNCHES(cudaLaunchCooperativeKernel)
 GL_COUNT_LAUNCHES(cudaLaunchCooperativeKernel_ptsz)
+GL_COUNT_LAUNCHES(cudaGraphLaunch)
+GL_COUNT_LAUNCHES(cudaGraphLaunch_ptsz)
 
 long gl_kernel_launches(void) { return (long)launched; }
 
