@@ -1,5 +1,5 @@
 /* labbench: one benchmark program for every lab. Each lab supplies one function,
- * labbench_<lab>(), in bench/<lab>_bench.cu; labbench.c parses the options, names the GPU,
+ * labbench_<lab>(), in labs/<lab>/<lab>_bench.cu; labbench.c parses the options, names the GPU,
  * measures the copy bandwidth once, and calls it. */
 #ifndef GPULABS_LABBENCH_H
 #define GPULABS_LABBENCH_H
@@ -55,7 +55,7 @@ long lb_count_launches(gl_timed_fn fn, void *context);
 int lb_step_selected(const lb_options *opt, int number, const char *name);
 
 /* Each lab's entry point: returns 0 on success, non-zero (after printing why) on failure. */
-/* Each lab's benchmark, bench/<lab>_bench.cu: labbench_<lab>. */
+/* Each lab's benchmark, labs/<lab>/<lab>_bench.cu: labbench_<lab>. */
 #define LB_LAB(lab) int labbench_##lab(const lb_options *opt);
 #include "labbench_labs.h"
 #undef LB_LAB

@@ -16,7 +16,7 @@ add_custom_target(grade_labs
   WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
   USES_TERMINAL
   VERBATIM
-  COMMENT "Grading labs/ with grader/rubric/ (reports in grade-out/)")
+  COMMENT "Grading labs/ with their rubrics (reports in grade-out/)")
 
 set(gpulabs_release_dir "${CMAKE_BINARY_DIR}/release")
 file(MAKE_DIRECTORY "${gpulabs_release_dir}")

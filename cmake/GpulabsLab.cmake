@@ -16,6 +16,18 @@ function(gpulabs_device_sources out_var)
   set(${out_var} "${result}" PARENT_SCOPE)
 endfunction()
 
+# OpenMP for a lab's CPU reference (the ODE's ode_ref_*_threads: ode_reference --threads, the CPU
+# baselines of labbench ode). Without it, or with -DGPULABS_OPENMP=OFF, a reference still builds
+# and runs on one thread. Only the reference's C sources get -fopenmp; what links it gets the
+# runtime (libgomp with gcc) through the static library's link dependencies.
+option(GPULABS_OPENMP "Run the labs' CPU references on several threads with OpenMP where they can" ON)
+if(GPULABS_OPENMP)
+  find_package(OpenMP COMPONENTS C)
+endif()
+if(NOT OpenMP_C_FOUND)
+  message(STATUS "gpulabs: no OpenMP for C (or GPULABS_OPENMP=OFF): the CPU references run on one thread")
+endif()
+
 # The labs whose reference solution replaces the student's code in the labs that use them
 # (DEPENDS): the grader sets it when a student's scan fails, so that compaction and radix sort
 # are graded with the reference scan and the scan lab alone pays (grader/README.md).
@@ -32,6 +44,13 @@ set(GPULABS_REFERENCE_LABS "" CACHE STRING
 # Both see the lab's folder labs/<lab>/ for its headers (<lab>.h, <lab>_steps.h). DEPENDS links
 # other labs: compaction uses the student's own scan, not a copy of it (or the reference scan,
 # when GPULABS_REFERENCE_LABS names it).
+#
+# Beside it, from the files of the lab's folder that follow the course's names:
+#   <lab>_reference.c  the CPU reference (<lab>_reference.h): lab_<lab>_cpu_reference, which the
+#                      lab and its tests link
+#   <lab>_yardstick.cu what the lab is measured against (<lab>_yardstick.h, CUB most often):
+#                      lab_<lab>_yardstick, for the performance tests and labbench (CUDA only)
+# The tests in its tests/ folder are built by grader/tests, its <lab>_bench.cu by bench/.
 #
 # For the grader's audit (grader/src/audit.c) it writes <build>/gpulabs-audit/<lab>.txt: each
 # exercise file, the source compiled for it (rewritten on the CPU backend) and the lab's
@@ -62,6 +81,7 @@ function(gpulabs_add_lab lab)
     target_link_libraries(lab_${lab} PUBLIC ${dep_target})
   endforeach()
   set_target_properties(lab_${lab} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  gpulabs_add_lab_references(${lab})
 
   set(manifest "")
   foreach(exercise IN LISTS exercises)
@@ -78,6 +98,40 @@ function(gpulabs_add_lab lab)
   endforeach()
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/gpulabs-audit/${lab}.txt"
     CONTENT "${manifest}object\t$<JOIN:$<TARGET_OBJECTS:lab_${lab}>,\nobject\t>\n")
+endfunction()
+
+# gpulabs_add_lab_references(<lab>): the lab's CPU reference and yardstick libraries, where its
+# folder has them (see gpulabs_add_lab).
+function(gpulabs_add_lab_references lab)
+  set(dir "${PROJECT_SOURCE_DIR}/labs/${lab}")
+  if(EXISTS "${dir}/${lab}_reference.c")
+    add_library(lab_${lab}_cpu_reference STATIC "${dir}/${lab}_reference.c")
+    target_include_directories(lab_${lab}_cpu_reference PUBLIC "${dir}")
+    target_link_libraries(lab_${lab}_cpu_reference PUBLIC gpulabs_common)
+    if(OpenMP_C_FOUND)
+      target_link_libraries(lab_${lab}_cpu_reference PRIVATE OpenMP::OpenMP_C)
+    endif()
+    set_target_properties(lab_${lab}_cpu_reference PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    target_link_libraries(lab_${lab} PUBLIC lab_${lab}_cpu_reference)
+  endif()
+  if(LAB_BACKEND STREQUAL "cuda" AND EXISTS "${dir}/${lab}_yardstick.cu")
+    add_library(lab_${lab}_yardstick STATIC "${dir}/${lab}_yardstick.cu")
+    target_include_directories(lab_${lab}_yardstick PUBLIC "${dir}")
+    target_link_libraries(lab_${lab}_yardstick PUBLIC gpulabs_yardstick)
+    if(TARGET lab_${lab}_cpu_reference)
+      target_link_libraries(lab_${lab}_yardstick PUBLIC lab_${lab}_cpu_reference)
+    endif()
+  endif()
+endfunction()
+
+# gpulabs_lab_yardstick(<lab> <out_var>): what a lab's performance code links for its yardstick:
+# lab_<lab>_yardstick where the lab has one, else the shared gpulabs_yardstick.
+function(gpulabs_lab_yardstick lab out_var)
+  if(TARGET lab_${lab}_yardstick)
+    set(${out_var} lab_${lab}_yardstick PARENT_SCOPE)
+  else()
+    set(${out_var} gpulabs_yardstick PARENT_SCOPE)
+  endif()
 endfunction()
 
 # gpulabs_lab_for_dependents(<lab> <out_var>)
@@ -113,6 +167,9 @@ function(gpulabs_lab_for_dependents lab out_var)
     foreach(dep IN LISTS depends)
       target_link_libraries(lab_${lab}_reference PUBLIC lab_${dep})
     endforeach()
+    if(TARGET lab_${lab}_cpu_reference)
+      target_link_libraries(lab_${lab}_reference PUBLIC lab_${lab}_cpu_reference)
+    endif()
     set_target_properties(lab_${lab}_reference PROPERTIES POSITION_INDEPENDENT_CODE ON)
   endif()
   set(${out_var} lab_${lab}_reference PARENT_SCOPE)

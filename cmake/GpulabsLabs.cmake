@@ -1,22 +1,28 @@
 # gpulabs_find_labs(<out>)
 #
 # The course's labs, found by their folders: a lab is a folder labs/<lab>/ with a build file and
-# a rubric, grader/rubric/<lab>.rubric, whose `order N` line gives its place in the course (the
+# a rubric, labs/<lab>/<lab>.rubric, whose `order N` line gives its place in the course (the
 # order the labs are built, graded, benchmarked and reported in). No list of the labs is
-# written anywhere else: adding a lab's folders adds the lab.
+# written anywhere else: adding a lab's folder adds the lab. (labs/_template/ has no rubric of
+# its name, so it is no lab.)
 function(gpulabs_find_labs out)
-  file(GLOB rubrics CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/rubric/*.rubric")
+  file(GLOB rubrics CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/labs/*/*.rubric")
   set(keyed)
   foreach(rubric IN LISTS rubrics)
     get_filename_component(lab "${rubric}" NAME_WE)
+    get_filename_component(folder "${rubric}" DIRECTORY)
+    get_filename_component(folder "${folder}" NAME)
+    if(NOT lab STREQUAL folder)
+      continue()  # a lab's rubric is named after its folder
+    endif()
     if(NOT EXISTS "${PROJECT_SOURCE_DIR}/labs/${lab}/CMakeLists.txt")
-      message(FATAL_ERROR "grader/rubric/${lab}.rubric names no lab: labs/${lab}/ has no "
+      message(FATAL_ERROR "labs/${lab}/${lab}.rubric names no lab: labs/${lab}/ has no "
                           "CMakeLists.txt")
     endif()
     file(STRINGS "${rubric}" order_lines REGEX "^order[ \t]+[0-9]+[ \t]*$")
     list(LENGTH order_lines count)
     if(NOT count EQUAL 1)
-      message(FATAL_ERROR "grader/rubric/${lab}.rubric needs one line 'order N' (its place in "
+      message(FATAL_ERROR "labs/${lab}/${lab}.rubric needs one line 'order N' (its place in "
                           "the course), not ${count}")
     endif()
     string(REGEX MATCH "[0-9]+" order "${order_lines}")

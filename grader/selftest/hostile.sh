@@ -93,7 +93,7 @@ done
 solutions="$batch/zz-solutions"
 for lab in "${graded_labs[@]}"; do
   for pattern in $(awk '$1 == "files" { for (i = 2; i <= NF; i++) print $i }' \
-                     "$root/grader/rubric/$lab.rubric"); do
+                     "$root/labs/$lab/$lab.rubric"); do
     for file in "$root"/solutions/${pattern#labs/}; do
       rel="labs/${file#"$root"/solutions/}"
       mkdir -p "$solutions/$(dirname "$rel")"

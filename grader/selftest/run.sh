@@ -119,7 +119,7 @@ apply_mutation() {
 # The items of $items missing from the lab's rubric, one per line.
 missing_items() {
   local name
-  local -a names rubrics=("$root/grader/rubric/$lab.rubric")
+  local -a names rubrics=("$root/labs/$lab/$lab.rubric")
   [ -f "$root/grader/private/$lab.rubric" ] && rubrics+=("$root/grader/private/$lab.rubric")
   IFS=',' read -r -a names <<<"$items"
   for name in "${names[@]}"; do
@@ -226,8 +226,8 @@ submission="$work/solutions-submission"
 rm -rf "$submission"
 mkdir -p "$submission"
 shopt -s nullglob
-for rubric in "$root"/grader/rubric/*.rubric; do
-  lab="$(basename "$rubric" .rubric)"
+for lab in $("$root/grader/course-labs"); do
+  rubric="$root/labs/$lab/$lab.rubric"
   wants_lab "$lab" || continue
   while IFS= read -r pattern; do
     found=0

@@ -22,7 +22,7 @@ static void usage(FILE *out) {
           "       grade --merge OUT SHARD_OUT...\n"
           "       grade --export-release DIR\n"
           "\n"
-          "Grades the labs with CTest and the rubrics in grader/rubric/, and writes\n"
+          "Grades the labs with CTest and their rubrics (labs/<lab>/<lab>.rubric), and writes\n"
           "results.json (Gradescope), junit.xml, summary.md and items.tsv into the output\n"
           "folder. With no SUBMISSION_DIR it grades the course's own labs/ in a build tree;\n"
           "with one, it copies the course to a work folder, lays only the student's files\n"
@@ -53,8 +53,8 @@ static void usage(FILE *out) {
           "  --merge OUT SHARD_OUT...  join the output folders of a batch's shards into OUT, as\n"
           "                     if one --batch run had graded them all\n"
           "  --export-release DIR  copy the course without solutions/, grader/private/,\n"
-          "                     grader/selftest/ and the course's CI workflow into DIR (a\n"
-          "                     student release)\n"
+          "                     grader/selftest/, labs/_template/ and the course's CI\n"
+          "                     workflow into DIR (a student release)\n"
           "  --help             this text\n",
           GRADE_BINARY_DIR, GRADE_LABS, GRADE_SOURCE_DIR);
 }
@@ -79,7 +79,8 @@ static int export_release(const char *course, const char *dest) {
   } else {
     printf("student release in %s: %zu files written, %zu unchanged, %zu removed\n", dest,
            stats.copied, stats.unchanged, stats.removed);
-    printf("left out: solutions/, grader/private/, grader/selftest/, .github/workflows/ci.yml, "
+    printf("left out: solutions/, grader/private/, grader/selftest/, labs/_template/, "
+           ".github/workflows/ci.yml, "
            "build trees, grade-out/, hidden folders%s\n", ignored ? " and what git ignores" : "");
   }
   sb_free(&err);

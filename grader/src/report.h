@@ -18,7 +18,7 @@ extern "C" {
 typedef enum lab_state {
   LAB_GRADED,       /* built, tests ran, items scored */
   LAB_BUILD_FAILED, /* the student's code did not build: every item 0 */
-  LAB_NO_RUBRIC,    /* no grader/rubric/<lab>.rubric yet: not graded, not counted */
+  LAB_NO_RUBRIC,    /* no labs/<lab>/<lab>.rubric yet: not graded, not counted */
   LAB_ERROR         /* the grader could not grade it (bad rubric, CTest failed): every item
                        fails with the reason, so its points count as possible and lost */
 } lab_state;

@@ -298,6 +298,10 @@ int rubric_parse(rubric *r, const char *text, const char *name, strbuf *errors) 
   return failed ? -1 : 0;
 }
 
+char *rubric_course_path(const char *lab) { return xasprintf("labs/%s/%s.rubric", lab, lab); }
+
+char *rubric_private_path(const char *lab) { return xasprintf("grader/private/%s.rubric", lab); }
+
 int rubric_load(rubric *r, const char *path, strbuf *errors) {
   char *text = read_file(path, NULL);
   if (text == NULL) {

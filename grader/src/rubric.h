@@ -1,4 +1,4 @@
-/* Rubric files (grader/rubric/<lab>.rubric; the format is grader/rubric/README.md). */
+/* Rubric files (labs/<lab>/<lab>.rubric; the format is grader/rubric/README.md). */
 #ifndef GRADE_RUBRIC_H
 #define GRADE_RUBRIC_H
 
@@ -50,6 +50,11 @@ void rubric_free(rubric *r);
  * to the public one. `name` is used in messages ("reduction.rubric"). Returns 0, or -1 with
  * every problem found, one per line ("reduction.rubric:7: points 'ten' is not a number"). */
 int rubric_parse(rubric *r, const char *text, const char *name, strbuf *errors);
+/* Where a lab's rubrics are, from the course's root, newly allocated: the lab's own in its
+ * folder, "labs/<lab>/<lab>.rubric", and an instructor's private one beside the grader,
+ * "grader/private/<lab>.rubric" (left out of the student release). */
+char *rubric_course_path(const char *lab);
+char *rubric_private_path(const char *lab);
 /* Reads and parses a file; -1 with the cause in `errors` when it cannot be read. */
 int rubric_load(rubric *r, const char *path, strbuf *errors);
 /* Checks what only the whole rubric can show (a files line, at least one item). */

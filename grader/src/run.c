@@ -158,10 +158,10 @@ static int wants_lab(const grade_options *opt, const char *lab) {
 
 /* Reads a rubric and the private one beside it, if any. */
 static int load_rubric(const char *source_dir, const char *lab, rubric *r, strbuf *errors) {
-  char *name = xasprintf("grader/rubric/%s.rubric", lab);
+  char *name = rubric_course_path(lab);
   char *path = path_join(source_dir, name);
   int rc = rubric_load(r, path, errors);
-  char *private_name = xasprintf("grader/private/%s.rubric", lab);
+  char *private_name = rubric_private_path(lab);
   char *private_path = path_join(source_dir, private_name);
   if (file_exists(private_path) && rubric_load(r, private_path, errors) != 0) rc = -1;
   if (rc == 0) rc = rubric_check(r, name, errors);
@@ -1095,7 +1095,7 @@ int grade_run(const grade_options *opt, grade_report *report) {
     const char *name = opt->all_labs.items[i];
     if (!wants_lab(opt, name)) continue;
     lab_result *lab = report_add_lab(report, name);
-    char *rubric_rel = xasprintf("grader/rubric/%s.rubric", name);
+    char *rubric_rel = rubric_course_path(name);
     char *rubric_path = path_join(rubric_root, rubric_rel);
     if (!file_exists(rubric_path)) {
       lab->state = LAB_NO_RUBRIC;

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "shard.h"
+#include "rubric.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -287,8 +288,8 @@ char *rubric_fingerprint(const char *course, const strlist *labs) {
   uint64_t hash = UINT64_C(0xcbf29ce484222325);
   for (size_t i = 0; i < labs->count; i++) {
     for (int private_rubric = 0; private_rubric < 2; private_rubric++) {
-      char *rel = xasprintf("grader/%s/%s.rubric", private_rubric ? "private" : "rubric",
-                            labs->items[i]);
+      char *rel = private_rubric ? rubric_private_path(labs->items[i])
+                                 : rubric_course_path(labs->items[i]);
       char *path = path_join(course, rel);
       size_t length = 0;
       char *text = read_file(path, &length);

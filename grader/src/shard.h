@@ -52,7 +52,7 @@ int manifest_write(const batch_manifest *m, const char *dir); /* 0 or -1 (errno)
 /* Reads DIR/batch-manifest.txt: 0; -1 with the reason in `err`. */
 int manifest_load(batch_manifest *m, const char *dir, strbuf *err);
 
-/* A fingerprint of how the labs are scored: the bytes of grader/rubric/<lab>.rubric and of
+/* A fingerprint of how the labs are scored: the bytes of labs/<lab>/<lab>.rubric and of
  * grader/private/<lab>.rubric (where there is one) of each lab, in order. 16 hex digits. */
 char *rubric_fingerprint(const char *course, const strlist *labs);
 

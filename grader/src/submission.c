@@ -47,6 +47,7 @@ void copy_rules_for_release(copy_rules *rules) {
   sl_push(&rules->exclude, "solutions");
   sl_push(&rules->exclude, "grader/private");
   sl_push(&rules->exclude, "grader/selftest");
+  sl_push(&rules->exclude, "labs/_template"); /* the instructors' start of a new lab */
   /* The course's own CI (.ci/run checks the solutions); a student's repository grades with
    * .github/workflows/classroom.yml, which stays. */
   sl_push(&rules->exclude, ".github/workflows/ci.yml");

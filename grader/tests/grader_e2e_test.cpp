@@ -155,7 +155,7 @@ TEST_F(GraderEndToEnd, ASubmissionIsGradedInAPristineCopyOfTheCourse) {
   // rubric worth more.
   WriteText(alice + "/tests/reduction_test.cpp",
             "#include <gtest/gtest.h>\nTEST(FakeStep5, Free) { SUCCEED(); }\n");
-  WriteText(alice + "/grader/rubric/reduction.rubric",
+  WriteText(alice + "/labs/reduction/reduction.rubric",
             "files tests/reduction_test.cpp\nstep 1-add 1000 FakeStep1.*\n");
   // And the lab's given code, edited: never used, and the report says so.
   WriteText(alice + "/labs/reduction/reduction.h", "#error alice's own API\n");

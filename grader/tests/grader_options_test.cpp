@@ -94,7 +94,7 @@ TEST_F(GraderOptions, ValuesMayFollowAnEqualsSign) {
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("student release in " + tmp_ + "/release"), std::string::npos)
       << run.output;
-  EXPECT_EQ(access((tmp_ + "/release/grader/rubric/reduction.rubric").c_str(), R_OK), 0);
+  EXPECT_EQ(access((tmp_ + "/release/labs/reduction/reduction.rubric").c_str(), R_OK), 0);
   run = Grade("--export-release '" + tmp_ + "/release2' --course '" + course + "'");
   ASSERT_EQ(run.status, 0) << "and the usual form, options in any order: " << run.output;
 }

@@ -289,7 +289,7 @@ class ReportTest : public ::testing::Test {
 
     lab_result *ode = report_add_lab(&report_, "ode");
     ode->state = LAB_NO_RUBRIC;
-    ode->note = xstrdup("not graded: grader/rubric/ode.rubric does not exist yet");
+    ode->note = xstrdup("not graded: labs/ode/ode.rubric does not exist yet");
 
     sl_push(&report_.problems, "common's GPU tests failed on this machine");
   }

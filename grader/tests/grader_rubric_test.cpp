@@ -125,7 +125,7 @@ TEST(GraderRubric, EachMistakeIsNamedWithItsLine) {
       {"perf p 10 metric=m target=0.9 floor=0.1", "is in the place of the tests pattern"},
       {"files", "a files line names at least one file"},
       {"files /etc/passwd", "must be a path inside the course"},
-      {"files labs/../grader/rubric/reduction.rubric", "must be a path inside the course"},
+      {"files labs/../grader/private/reduction.rubric", "must be a path inside the course"},
   };
   for (const Case &c : cases) {
     Parsed p(std::string("# first line\n") + c.line + "\n");

@@ -39,8 +39,8 @@ class SubmissionTest : public ::testing::Test {
     WriteText(course_ + "/CMakeLists.txt", "project(course)\n");
     WriteText(course_ + "/labs/demo/demo.cu", "// the stub\n");
     WriteText(course_ + "/labs/demo/demo.h", "// the API\n");
-    WriteText(course_ + "/grader/tests/demo_test.cpp", "// the real test\n");
-    WriteText(course_ + "/grader/rubric/demo.rubric", "files labs/demo/demo.cu\n");
+    WriteText(course_ + "/labs/demo/tests/demo_test.cpp", "// the real test\n");
+    WriteText(course_ + "/labs/demo/demo.rubric", "files labs/demo/demo.cu\n");
     WriteText(course_ + "/grader/private/demo_private_test.cpp", "// hidden\n");
     WriteText(course_ + "/grader/selftest/run.sh", "#!/bin/sh\n");
     WriteText(course_ + "/solutions/demo/demo.cu", "// the solution\n");
@@ -55,8 +55,8 @@ class SubmissionTest : public ::testing::Test {
     // The submission: a copy of the course with the student's file, and tampering.
     WriteText(sub_ + "/labs/demo/demo.cu", "// alice's kernel\n");
     WriteText(sub_ + "/labs/demo/demo.h", "// alice changed the API\n");
-    WriteText(sub_ + "/grader/tests/demo_test.cpp", "TEST(Demo, X) { SUCCEED(); }  // tampered\n");
-    WriteText(sub_ + "/grader/rubric/demo.rubric", "files grader/tests/demo_test.cpp\n");
+    WriteText(sub_ + "/labs/demo/tests/demo_test.cpp", "TEST(Demo, X) { SUCCEED(); }  // tampered\n");
+    WriteText(sub_ + "/labs/demo/demo.rubric", "files labs/demo/tests/demo_test.cpp\n");
     WriteText(sub_ + "/CMakeLists.txt", "project(tampered)\n");
     sl_init(&patterns_);
     sl_push(&patterns_, "labs/demo/demo.cu");
@@ -104,9 +104,9 @@ TEST_F(SubmissionTest, OnlyTheRubricsFilesAreTakenAndATamperedTestIsIgnored) {
   EXPECT_EQ(rejected_.count, 0u);
   Sync(work_);
   EXPECT_EQ(ReadText(work_ + "/labs/demo/demo.cu"), "// alice's kernel\n");
-  EXPECT_EQ(ReadText(work_ + "/grader/tests/demo_test.cpp"), "// the real test\n")
+  EXPECT_EQ(ReadText(work_ + "/labs/demo/tests/demo_test.cpp"), "// the real test\n")
       << "the submission's edited test must not reach the copy";
-  EXPECT_EQ(ReadText(work_ + "/grader/rubric/demo.rubric"), "files labs/demo/demo.cu\n");
+  EXPECT_EQ(ReadText(work_ + "/labs/demo/demo.rubric"), "files labs/demo/demo.cu\n");
   EXPECT_EQ(ReadText(work_ + "/labs/demo/demo.h"), "// the API\n");
   EXPECT_EQ(ReadText(work_ + "/CMakeLists.txt"), "project(course)\n");
   EXPECT_EQ(ReadText(work_ + "/.gitignore"), "/build/\n");
@@ -266,13 +266,13 @@ TEST_F(SubmissionTest, ASecondSyncRewritesOnlyWhatChanged) {
   sync_stats first = Sync(work_);
   EXPECT_GT(first.copied, 5u);
   struct stat before;
-  ASSERT_EQ(stat((work_ + "/grader/tests/demo_test.cpp").c_str(), &before), 0);
+  ASSERT_EQ(stat((work_ + "/labs/demo/tests/demo_test.cpp").c_str(), &before), 0);
   sleep(1);  // a rewrite would show in the modification time
   sync_stats second = Sync(work_);
   EXPECT_EQ(second.copied, 0u);
   EXPECT_EQ(second.unchanged, first.copied + first.unchanged);
   struct stat after;
-  ASSERT_EQ(stat((work_ + "/grader/tests/demo_test.cpp").c_str(), &after), 0);
+  ASSERT_EQ(stat((work_ + "/labs/demo/tests/demo_test.cpp").c_str(), &after), 0);
   EXPECT_EQ(after.st_mtime, before.st_mtime) << "an unchanged file keeps its time: no rebuild";
 
   // The next submission: its file replaces the last one's; the course's changes arrive; files
@@ -348,8 +348,8 @@ TEST_F(SubmissionTest, TheStudentReleaseLeavesOutSolutionsAndPrivateTests) {
   sb_free(&err);
   copy_rules_free(&release);
   EXPECT_TRUE(Exists(dst + "/labs/demo/demo.cu"));
-  EXPECT_TRUE(Exists(dst + "/grader/tests/demo_test.cpp"));
-  EXPECT_TRUE(Exists(dst + "/grader/rubric/demo.rubric"));
+  EXPECT_TRUE(Exists(dst + "/labs/demo/tests/demo_test.cpp"));
+  EXPECT_TRUE(Exists(dst + "/labs/demo/demo.rubric"));
   EXPECT_TRUE(Exists(dst + "/.gitignore"));
   EXPECT_TRUE(Exists(dst + "/.github/workflows/classroom.yml"));
   EXPECT_FALSE(Exists(dst + "/.github/workflows/ci.yml")) << "the course's own CI";

@@ -19,7 +19,8 @@
  *   (IN, type, name, bytes)             a host input of `bytes` bytes, copied to the worker
  *   (OUT, type, name, bytes)            a host output of `bytes` bytes, copied back
  * `bytes` and `needs_kernel` may use the arguments before them (and on the worker's side the
- * copies it received). Up to ten arguments. The compiler checks each proxy against the lab's
+ * copies it received). Up to ten arguments, with any names but the glue's own (gl_wire_args,
+ * gl_wire_call). The compiler checks each proxy against the lab's
  * header, so a declaration that does not match the API does not build. */
 #include <stdint.h>
 #include <string.h>
@@ -76,30 +77,30 @@ enum {
 #define GL_TAKE(kind, ...) GL_CAT(GL_TAKE_, kind)(__VA_ARGS__)
 #define GL_TAKE_VALUE(type, name) \
   type name;                      \
-  GL_ARG(a, name);
-#define GL_TAKE_DEVICE(type, name) type name = (type)gl_arg_device(a);
-#define GL_TAKE_IN(type, name, bytes) type name = (type)gl_arg_in(a, (bytes));
-#define GL_TAKE_OUT(type, name, bytes) type name = (type)gl_arg_out(a, (bytes));
-#define GL_TAKE_ALL(...) GL_EACH(GL_TAKE, GL_NONE, __VA_ARGS__) GL_ARGS_CHECK(a);
+  GL_ARG(gl_wire_args, name);
+#define GL_TAKE_DEVICE(type, name) type name = (type)gl_arg_device(gl_wire_args);
+#define GL_TAKE_IN(type, name, bytes) type name = (type)gl_arg_in(gl_wire_args, (bytes));
+#define GL_TAKE_OUT(type, name, bytes) type name = (type)gl_arg_out(gl_wire_args, (bytes));
+#define GL_TAKE_ALL(...) GL_EACH(GL_TAKE, GL_NONE, __VA_ARGS__) GL_ARGS_CHECK(gl_wire_args);
 
-gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
+gl_status gl_worker_dispatch(uint32_t fn, gl_args *gl_wire_args) {
   switch (fn) {
-#define GL_TEXT(fn, ...)                 \
-  case GL_FN_##fn | GL_HOST_ONLY: {      \
-    GL_TAKE_ALL(__VA_ARGS__)             \
-    gl_result_text(a, fn(GL_NAMES(__VA_ARGS__))); \
-    return GL_OK;                        \
+#define GL_TEXT(fn, ...)                                     \
+  case GL_FN_##fn | GL_HOST_ONLY: {                          \
+    GL_TAKE_ALL(__VA_ARGS__)                                 \
+    gl_result_text(gl_wire_args, fn(GL_NAMES(__VA_ARGS__))); \
+    return GL_OK;                                            \
   }
-#define GL_NUMBER(type, fn, failed, ...)                         \
-  case GL_FN_##fn | GL_HOST_ONLY: {                              \
-    GL_TAKE_ALL(__VA_ARGS__)                                     \
-    gl_result(a, (uint64_t)(int64_t)fn(GL_NAMES(__VA_ARGS__)));  \
-    return GL_OK;                                                \
+#define GL_NUMBER(type, fn, failed, ...)                                   \
+  case GL_FN_##fn | GL_HOST_ONLY: {                                        \
+    GL_TAKE_ALL(__VA_ARGS__)                                               \
+    gl_result(gl_wire_args, (uint64_t)(int64_t)fn(GL_NAMES(__VA_ARGS__))); \
+    return GL_OK;                                                          \
   }
-#define GL_GPU(fn, needs_kernel, ...)                                            \
-  case GL_FN_##fn: {                                                             \
-    GL_TAKE_ALL(__VA_ARGS__)                                                     \
-    return gl_on_gpu(a, #fn, (needs_kernel), fn(GL_NAMES(__VA_ARGS__)));         \
+#define GL_GPU(fn, needs_kernel, ...)                                               \
+  case GL_FN_##fn: {                                                                \
+    GL_TAKE_ALL(__VA_ARGS__)                                                        \
+    return gl_on_gpu(gl_wire_args, #fn, (needs_kernel), fn(GL_NAMES(__VA_ARGS__))); \
   }
 #define GL_RELEASE_void(fn) \
   fn();                     \
@@ -118,36 +119,36 @@ gl_status gl_worker_dispatch(uint32_t fn, gl_args *a) {
 /* ---- the test program's side: one proxy a function --------------------------------------------- */
 
 #define GL_SEND(kind, ...) GL_CAT(GL_SEND_, kind)(__VA_ARGS__)
-#define GL_SEND_VALUE(type, name) GL_PUT(c, name);
-#define GL_SEND_DEVICE(type, name) gl_call_device(c, name);
-#define GL_SEND_IN(type, name, bytes) gl_call_in(c, name, (bytes));
-#define GL_SEND_OUT(type, name, bytes) gl_call_out(c, name, (bytes));
+#define GL_SEND_VALUE(type, name) GL_PUT(gl_wire_call, name);
+#define GL_SEND_DEVICE(type, name) gl_call_device(gl_wire_call, name);
+#define GL_SEND_IN(type, name, bytes) gl_call_in(gl_wire_call, name, (bytes));
+#define GL_SEND_OUT(type, name, bytes) gl_call_out(gl_wire_call, name, (bytes));
 #define GL_SEND_ALL(...) GL_EACH(GL_SEND, GL_NONE, __VA_ARGS__)
 
-#define GL_TEXT(fn, ...)                                             \
-  const char *fn(GL_PARAMS(__VA_ARGS__)) {                           \
-    gl_call *c = GL_BEGIN(GL_FN_##fn | GL_HOST_ONLY, #fn);           \
-    GL_SEND_ALL(__VA_ARGS__)                                         \
-    return gl_call_text_end(c);                                      \
+#define GL_TEXT(fn, ...)                                              \
+  const char *fn(GL_PARAMS(__VA_ARGS__)) {                            \
+    gl_call *gl_wire_call = GL_BEGIN(GL_FN_##fn | GL_HOST_ONLY, #fn); \
+    GL_SEND_ALL(__VA_ARGS__)                                          \
+    return gl_call_text_end(gl_wire_call);                            \
   }
-#define GL_NUMBER(type, fn, failed, ...)                                     \
-  type fn(GL_PARAMS(__VA_ARGS__)) {                                          \
-    gl_call *c = GL_BEGIN(GL_FN_##fn | GL_HOST_ONLY, #fn);                   \
-    GL_SEND_ALL(__VA_ARGS__)                                                 \
-    return (type)(int64_t)gl_call_result_end(c, (uint64_t)(int64_t)(failed)); \
+#define GL_NUMBER(type, fn, failed, ...)                                                 \
+  type fn(GL_PARAMS(__VA_ARGS__)) {                                                      \
+    gl_call *gl_wire_call = GL_BEGIN(GL_FN_##fn | GL_HOST_ONLY, #fn);                    \
+    GL_SEND_ALL(__VA_ARGS__)                                                             \
+    return (type)(int64_t)gl_call_result_end(gl_wire_call, (uint64_t)(int64_t)(failed)); \
   }
-#define GL_GPU(fn, needs_kernel, ...)                 \
-  gl_status fn(GL_PARAMS(__VA_ARGS__)) {              \
-    gl_call *c = GL_BEGIN(GL_FN_##fn, #fn);           \
-    GL_SEND_ALL(__VA_ARGS__)                          \
-    return gl_call_status(c);                         \
+#define GL_GPU(fn, needs_kernel, ...)                  \
+  gl_status fn(GL_PARAMS(__VA_ARGS__)) {               \
+    gl_call *gl_wire_call = GL_BEGIN(GL_FN_##fn, #fn); \
+    GL_SEND_ALL(__VA_ARGS__)                           \
+    return gl_call_status(gl_wire_call);               \
   }
 #define GL_RELEASED_void(status) (void)(status);
 #define GL_RELEASED_gl_status(status) return (status);
-#define GL_RELEASE(type, fn)                                    \
-  type fn(void) {                                               \
+#define GL_RELEASE(type, fn)                                       \
+  type fn(void) {                                                  \
     gl_status status_ = gl_call_status(GL_BEGIN(GL_FN_##fn, #fn)); \
-    GL_RELEASED_##type(status_)                                 \
+    GL_RELEASED_##type(status_)                                    \
   }
 #include GL_LAB_API
 

@@ -8,12 +8,12 @@
 //   labs/bitonic_sort/bitonic_sort_steps.h   what each step below must define, and what it is handed
 //   labs/bitonic_sort/bitonic_sort_given.cu  argument checks, step names, the dispatch to your steps
 //
-// The handout, docs/labs/bitonic_sort.md, explains each step. Do them in order, and run a step's
+// The handout, labs/bitonic_sort/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L bitonic_sort -R 'BitonicSortStep3\.' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.
 //
-//   step 1 (the CPU reference) is given: common/src/reference/bitonic_sort.c
+//   step 1 (the CPU reference) is given: labs/bitonic_sort/bitonic_sort_reference.c
 //   step 2  2-global      bitonic_step2, and the kernel of one layer
 //   step 3  3-shared      bitonic_step3, and kernels that sort and merge tiles in shared memory
 //   step 4  4-registers   bitonic_step4, and kernels that sort and merge in registers

@@ -2,7 +2,7 @@
 // from the course. The API of bitonic_sort.h: the step names, the argument checks and the
 // dispatch to the steps you write in labs/bitonic_sort/bitonic_sort.cu (declared in
 // bitonic_sort_steps.h). Step 1, the CPU reference, is given in
-// common/src/reference/bitonic_sort.c. Nothing is allocated: every step sorts in place.
+// labs/bitonic_sort/bitonic_sort_reference.c. Nothing is allocated: every step sorts in place.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

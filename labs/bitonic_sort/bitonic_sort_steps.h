@@ -8,7 +8,7 @@
 // sorting descending) and never exchanges equal keys, so positions >= n behave as +infinity
 // that never moves: a comparator that touches one is skipped, or fed a sentinel key that a
 // strict comparison never exchanges. That is how any n is sorted in place with no padding
-// buffer. The CPU reference, bitonic_ref_sort_iterative in common/src/reference/bitonic_sort.c
+// buffer. The CPU reference, bitonic_ref_sort_iterative in labs/bitonic_sort/bitonic_sort_reference.c
 // (step 1, given), is this loop on one core.
 //
 // What every step is handed, from bitonic_sort_keys and bitonic_sort_pairs:

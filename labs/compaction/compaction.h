@@ -33,7 +33,7 @@ typedef struct compaction_pred {
 } compaction_pred;
 
 /* The exercises, in the handout's order. Step 1 (compaction on the CPU, with and without a
- * scan) is the reference in common/include/gpulabs/reference/compaction.h. */
+ * scan) is the reference in labs/compaction/compaction_reference.h. */
 typedef enum compaction_step {
   COMPACTION_STEP_MAP_SCAN_SCATTER = 0, /* 2:  flags, scan_exclusive, scatter         stable    */
   COMPACTION_STEP_SPLIT,                /* 3:  kept first, the rest after             stable    */

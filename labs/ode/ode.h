@@ -2,7 +2,7 @@
  *
  * Implemented by labs/ode/ode_given.cu (given), which calls the steps of labs/ode/ode.cu (yours;
  * solutions/ode/ode.cu is the same file filled in). The model, its parameters and the CPU reference
- * are in gpulabs/reference/ode.h and ode_model.h; the model's functions there are __host__
+ * are in ode_reference.h and ode_model.h; the model's functions there are __host__
  * __device__, so your kernels call the same Inner as the CPU does.
  *
  * Every step computes Middle at Outer's evaluation points on the GPU. Outer's recurrence then
@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "gpulabs/reference/ode.h"
+#include "ode_reference.h"
 #include "gpulabs/status.h"
 
 #ifdef __cplusplus

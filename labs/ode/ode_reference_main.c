@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpulabs/reference/ode.h"
+#include "ode_reference.h"
 
 static void usage(FILE *out) {
   fprintf(out,

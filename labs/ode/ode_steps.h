@@ -5,7 +5,7 @@
 // kernels the given code names in the benchmark's table (ode_describe).
 //
 // The model's functions (Inner, Middle's steps and points, Outer's points) are in
-// gpulabs/reference/ode_model.h, __host__ __device__: your kernels call the same code as the CPU
+// ode_model.h, __host__ __device__: your kernels call the same code as the CPU
 // reference does, and decide only who computes what and how the pieces are summed.
 #ifndef GPULABS_LAB_ODE_STEPS_H
 #define GPULABS_LAB_ODE_STEPS_H

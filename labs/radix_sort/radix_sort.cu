@@ -9,12 +9,12 @@
 // Steps 2 and 3 call scan_exclusive() from your scan lab (labs/scan/scan.cu, also yours): a bug
 // in your scan shows up here too.
 //
-// The handout, docs/labs/radix_sort.md, explains each step. Do them in order, and run a step's
+// The handout, labs/radix_sort/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L radix_sort -R 'RadixSortStep3\.' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.
 //
-//   step 1 (the CPU reference) is given: common/src/reference/radix_sort.c
+//   step 1 (the CPU reference) is given: labs/radix_sort/radix_sort_reference.c
 //   step 2  2-split      radix_step2
 //   step 3  3-digits     radix_step3
 //   step 4  4-onesweep   radix_step4

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-/* The ladder, numbered as in the handout (docs/labs/reduction.md). */
+/* The ladder, numbered as in the handout (labs/reduction/README.md). */
 typedef enum reduce_step {
   REDUCE_STEP_INTERLEAVED_DIVERGENT = 1, /* interleaved addressing, tid % (2*s) picks the adders */
   REDUCE_STEP_INTERLEAVED_STRIDED = 2,   /* interleaved addressing, strided index: bank conflicts */

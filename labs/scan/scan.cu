@@ -7,12 +7,12 @@
 //   labs/scan/scan_steps.h    what each step below must define, and what it is handed
 //   labs/scan/scan_given.cu   argument checks, scratch memory, the dispatch to your steps
 //
-// The handout, docs/labs/scan.md, explains each step. Do them in order, and run a step's
+// The handout, labs/scan/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L scan -R 'ScanStep3\.' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.
 //
-//   step 1 (the CPU reference) is given: common/src/reference/scan.c
+//   step 1 (the CPU reference) is given: labs/scan/scan_reference.c
 //   step 2  2-naive             scan_step2             (naive_level_kernel)
 //   step 3  3-blelloch-global   scan_step3             (the up-sweep and down-sweep kernels)
 //   step 4  4-blelloch-shared   scan_step4_block_scan  (blelloch_shared_kernel)

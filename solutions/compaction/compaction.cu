@@ -9,12 +9,12 @@
 // Steps 2 and 3 call scan_exclusive() from your scan lab (labs/scan/scan.cu, also yours): a bug
 // in your scan shows up here too.
 //
-// The handout, docs/labs/compaction.md, explains each step. Do them in order, and run a step's
+// The handout, labs/compaction/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L compaction -R 'CompactionStep3Split\.' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.
 //
-//   step 1 (compaction on the CPU) is given: common/src/reference/compaction.c
+//   step 1 (compaction on the CPU) is given: labs/compaction/compaction_reference.c
 //   step 2   2-map-scan-scatter       map_kernel, scatter_kernel, compact_step2
 //   step 3   3-split, 3-split-pairs   split_scatter_kernel, compact_step3
 //   step 4a  4a-atomic                enqueue_atomic_kernel, compact_step4_atomic

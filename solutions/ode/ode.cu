@@ -7,7 +7,7 @@
 //   labs/ode/ode_steps.h    what each step below must define, and what it is handed
 //   labs/ode/ode_given.cu   argument checks, the parameters in c_model, the dispatch to your steps
 //
-// The handout, docs/labs/ode.md, explains each step. Do them in order, and run a step's
+// The handout, labs/ode/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L ode -R 'OdeStep3/|Limit.*/Step3' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.
@@ -20,7 +20,7 @@
 //
 // The kernels keep the names and signatures that ode_steps.h declares: the given code asks the
 // runtime about them for the benchmark. The parameters are in c_model (constant memory, uploaded
-// before your step runs), and the model's functions in gpulabs/reference/ode_model.h are
+// before your step runs), and the model's functions in ode_model.h are
 // __host__ __device__: your kernels call the same Inner as the CPU reference.
 #define GPULABS_EXERCISE_FILE
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 //   labs/reduction/reduction_steps.h    what each step below must define, and what it is handed
 //   labs/reduction/reduction_given.cu   argument checks, scratch memory, the dispatch to your steps
 //
-// The handout, docs/labs/reduction.md, explains each step. Do them in order, and run a step's
+// The handout, labs/reduction/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L reduction -R 'ReductionStep3\.' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.

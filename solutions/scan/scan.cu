@@ -7,12 +7,12 @@
 //   labs/scan/scan_steps.h    what each step below must define, and what it is handed
 //   labs/scan/scan_given.cu   argument checks, scratch memory, the dispatch to your steps
 //
-// The handout, docs/labs/scan.md, explains each step. Do them in order, and run a step's
+// The handout, labs/scan/README.md, explains each step. Do them in order, and run a step's
 // tests as soon as it is written (here step 3):
 //   ctest --test-dir build/student -L scan -R 'ScanStep3\.' --output-on-failure
 // Until you write a step, its function returns "not implemented" and launches nothing.
 //
-//   step 1 (the CPU reference) is given: common/src/reference/scan.c
+//   step 1 (the CPU reference) is given: labs/scan/scan_reference.c
 //   step 2  2-naive             scan_step2             (naive_level_kernel)
 //   step 3  3-blelloch-global   scan_step3             (the up-sweep and down-sweep kernels)
 //   step 4  4-blelloch-shared   scan_step4_block_scan  (blelloch_shared_kernel)
@@ -690,7 +690,7 @@ static __device__ __forceinline__ void prefetch_warp_part(const int *d_in, unsig
 #endif
 }
 
-// A ramp over 3/4 of a wave, and a prefetch 2/5 of a wave ahead (docs/labs/scan.md, step 8):
+// A ramp over 3/4 of a wave, and a prefetch 2/5 of a wave ahead (labs/scan/README.md, step 8):
 // further ahead is slower on an H100 (a whole wave ahead, slower than no prefetch at all), the
 // prefetched lines being evicted before their block reads them.
 #define RAMP_WAVE_PERCENT 75
