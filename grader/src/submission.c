@@ -236,6 +236,20 @@ static int named_by(const strlist *patterns, const char *rel) {
   return 0;
 }
 
+/* Whether a file of a lab's folder is code the lab's build compiles or reads (its headers, given
+ * sources, API table, build file): the files a submission's copy of is reported. The handout,
+ * figures, rubric and recorded results beside them are the course's too, but not code. */
+static int is_given_code(const char *name) {
+  static const char *const endings[] = {".h", ".c", ".cu", ".cuh", ".cpp", ".def"};
+  if (strcmp(name, "CMakeLists.txt") == 0) return 1;
+  size_t length = strlen(name);
+  for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
+    size_t end = strlen(endings[i]);
+    if (length > end && strcmp(name + length - end, endings[i]) == 0) return 1;
+  }
+  return 0;
+}
+
 void submission_given_changed(const char *submission_dir, const char *course_dir, const char *lab,
                               const strlist *patterns, strlist *changed) {
   char *root = real_path(submission_dir);
@@ -247,7 +261,7 @@ void submission_given_changed(const char *submission_dir, const char *course_dir
   DIR *dir = opendir(lab_dir);
   struct dirent *entry;
   while (dir != NULL && (entry = readdir(dir)) != NULL) {
-    if (entry->d_name[0] != '.') sl_push(&names, entry->d_name);
+    if (entry->d_name[0] != '.' && is_given_code(entry->d_name)) sl_push(&names, entry->d_name);
   }
   if (dir != NULL) closedir(dir);
   sl_sort(&names);

@@ -53,7 +53,8 @@ size_t copy_rules_skip_git_ignored(copy_rules *rules, const char *root);
 void submission_collect(const char *submission_dir, const strlist *patterns, overlay *ov,
                         strlist *taken, strlist *missing, strlist *rejected);
 
-/* The lab's given code: the files of the course's labs/<lab>/ that `patterns` (the rubric's
+/* The lab's given code: the code files of the course's labs/<lab>/ (sources, headers, the API
+ * table, the build file; not the handout or the rubric beside them) that `patterns` (the rubric's
  * files line) do not name, such as <lab>_given.cu, <lab>.h or CMakeLists.txt. They always come
  * from the course: submission_collect takes only what the patterns name. Adds to `changed` the
  * path of each copy of one that the submission carries with other content (in any of the three
