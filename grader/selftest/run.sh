@@ -4,8 +4,8 @@
 #   1. the untouched stubs earn 0 correctness points in every lab;
 #   2. a submission made of the solutions' files (copied to their labs/ paths) earns every
 #      correctness point (performance items may be partial: their ratios are shown);
-#   3. for each line of mutations.txt, the solutions with that one change lose exactly the
-#      named items' points, and the report says why;
+#   3. for each mutation of a lab (labs/<lab>/<lab>_mutations.txt), the solutions with that one
+#      change lose exactly the named items' points, and the report says why;
 #   4. the hostile submissions of hostile/, graded by hostile.sh (which says how).
 # It ends with "selftest: N passed, M failed" and exits non-zero when anything failed.
 #
@@ -24,7 +24,7 @@
 #   --write-mutation DESCRIPTION FILE  only write the solution file that the mutation with this
 #                    description (its sixth field) changes, changed, to FILE; no build, no GPU
 #                    (grader/tests/sim_checks builds one this way)
-#   --check-mutations  only check that each line of mutations.txt applies to its solution (its
+#   --check-mutations  only check that each mutation line applies to its solution (its
 #                    text occurs once, its items exist); no build, no GPU
 set -uo pipefail
 
@@ -65,8 +65,9 @@ wants_lab() {
   return 1
 }
 
-# ---- mutations.txt ------------------------------------------------------------------------------
-# One mutation per line, fields separated by '|' (the format is at the top of mutations.txt):
+# ---- the labs' mutations ------------------------------------------------------------------------
+# labs/<lab>/<lab>_mutations.txt, one mutation per line, fields separated by '|' (the format is in
+# grader/selftest/README.md):
 #   lab | file | text to find | replacement | items | description | text the reason shows
 trim() {
   local s="$1"
@@ -131,7 +132,21 @@ missing_items() {
   done
 }
 
-mutation_lines() { grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$root/grader/selftest/mutations.txt"; }
+# Every lab's mutation lines, in the course's order. A line must name the lab whose file it is in.
+mutation_lines() {
+  local lab file line
+  for lab in $("$root/grader/course-labs"); do
+    file="$root/labs/$lab/${lab}_mutations.txt"
+    [ -f "$file" ] || continue
+    while IFS= read -r line; do
+      if [ "$(trim "${line%%|*}")" != "$lab" ]; then
+        echo "selftest: a line of labs/$lab/${lab}_mutations.txt names another lab: ${line:0:60}" >&2
+        return 1
+      fi
+      printf '%s\n' "$line"
+    done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$file")
+  done
+}
 
 if [ -n "$write_description" ]; then
   while IFS= read -r line; do
@@ -140,7 +155,7 @@ if [ -n "$write_description" ]; then
     apply_mutation "$root/solutions/$lab/$file" "$write_target" || exit 1
     exit 0
   done < <(mutation_lines)
-  echo "selftest: no mutation in mutations.txt is described as '$write_description'" >&2
+  echo "selftest: no mutation of the labs' *_mutations.txt is described as '$write_description'" >&2
   exit 1
 fi
 
@@ -266,7 +281,7 @@ cp "$work/out-solutions/items.tsv" "$work/baseline.tsv"
 
 # ---- 3. the mutations --------------------------------------------------------------------------
 if [ "$run_mutations" -eq 1 ] && [ "$have_gpu" -eq 1 ]; then
-  echo "selftest: 3. grading the mutations in grader/selftest/mutations.txt"
+  echo "selftest: 3. grading the mutations in labs/<lab>/<lab>_mutations.txt"
   number=0
   # Read whole before the first grade: nothing a grade starts can take lines from the loop.
   mapfile -t mutations < <(mutation_lines)
