@@ -95,8 +95,8 @@ gl_status hashing_step2_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
 // largest kept in d_counters->max_probes. These numbers are what the handout's load-factor
 // sweep plots.
 // - One atomicAdd a key would cost as much as the probing: sum in the thread over its grid-
-//   stride loop, then over the warp (__reduce_add_sync, __reduce_max_sync), and let one lane a
-//   warp do the atomics.
+//   stride loop, then over the warp (__shfl_xor_sync; __reduce_add_sync takes 32-bit values only,
+//   from sm_80 on), and let one lane a warp do the atomics.
 // - Every lane of the warp must reach the warp reduction: no early return from the kernel.
 // - A full table's key counts capacity probes; it still sets d_counters->full.
 // =============================================================================================

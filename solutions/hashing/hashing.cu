@@ -212,8 +212,8 @@ gl_status hashing_step2_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
 // largest kept in d_counters->max_probes. These numbers are what the handout's load-factor
 // sweep plots.
 // - One atomicAdd a key would cost as much as the probing: sum in the thread over its grid-
-//   stride loop, then over the warp (__reduce_add_sync, __reduce_max_sync), and let one lane a
-//   warp do the atomics.
+//   stride loop, then over the warp (__shfl_xor_sync; __reduce_add_sync takes 32-bit values only,
+//   from sm_80 on), and let one lane a warp do the atomics.
 // - Every lane of the warp must reach the warp reduction: no early return from the kernel.
 // - A full table's key counts capacity probes; it still sets d_counters->full.
 // =============================================================================================
@@ -222,13 +222,15 @@ gl_status hashing_step2_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
 // of WARP_SIZE, and no thread returns early).
 __device__ __forceinline__ void add_probes(unsigned long long probes, unsigned int most,
                                            hashing_counters *counters) {
-  // Sums of 32 lanes fit in 32 bits only while each lane's does: split the sum in two halves.
-  const unsigned int low = __reduce_add_sync(FULL_MASK, (unsigned int)(probes & 0xffffu));
-  const unsigned int high = __reduce_add_sync(FULL_MASK, (unsigned int)(probes >> 16));
-  most = __reduce_max_sync(FULL_MASK, most);
+  // Five butterfly steps leave the warp's sum and maximum in every lane (__reduce_add_sync
+  // would take 32-bit values only, and only from sm_80 on).
+  for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+    probes += __shfl_xor_sync(FULL_MASK, probes, offset);
+    const unsigned int other = __shfl_xor_sync(FULL_MASK, most, offset);
+    most = other > most ? other : most;
+  }
   if ((threadIdx.x & (WARP_SIZE - 1)) == 0) {
-    const unsigned long long sum = low + ((unsigned long long)high << 16);
-    if (sum != 0) atomicAdd(&counters->probes, sum);
+    if (probes != 0) atomicAdd(&counters->probes, probes);
     if (most != 0) atomicMax(&counters->max_probes, most);
   }
 }
