@@ -97,11 +97,6 @@ void step_map_free(step_map *map);
  * "cudaError cub::CUB_300001_SM_900::DeviceReduce::Sum<int*>(void*, ...)" -> "cub::DeviceReduce::Sum". */
 char *audit_short_name(const char *demangled);
 
-struct lab_result;
-/* Takes the points the rubric's audit cost says from the items of `lab` (after scoring), each
- * with the finding as its reason. */
-void audit_apply(const audit_config *cfg, struct lab_result *lab);
-
 #ifdef __cplusplus
 }
 #endif

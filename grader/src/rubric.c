@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,37 +36,6 @@ double rubric_total(const rubric *r) {
   double total = 0;
   for (size_t i = 0; i < r->n_items; i++) total += r->items[i].bonus ? 0 : r->items[i].points;
   return total;
-}
-
-/* ---- patterns ---- */
-
-/* One '|' alternative, matched by fnmatch(3). A rubric pattern knows '*' and '?' only, so the
- * characters fnmatch gives a meaning of its own ('[', ']' and a backslash) are escaped to stand
- * for themselves, as they always did in rubrics. An empty alternative matches nothing (fnmatch
- * would match it to an empty name). */
-static int alternative_matches(const char *alt, size_t length, const char *name) {
-  if (length == 0) return 0;
-  strbuf escaped;
-  sb_init(&escaped);
-  for (size_t i = 0; i < length; i++) {
-    if (alt[i] == '[' || alt[i] == ']' || alt[i] == '\\') sb_append_char(&escaped, '\\');
-    sb_append_char(&escaped, alt[i]);
-  }
-  /* No flags: '*' crosses '/' (parameterised tests are "Suite.Test/3") and a leading '.' is
-   * an ordinary character. */
-  int match = fnmatch(escaped.data, name, 0) == 0;
-  sb_free(&escaped);
-  return match;
-}
-
-int pattern_match(const char *pattern, const char *name) {
-  for (const char *alt = pattern;;) {
-    const char *bar = strchr(alt, '|');
-    size_t length = bar ? (size_t)(bar - alt) : strlen(alt);
-    if (alternative_matches(alt, length, name)) return 1;
-    if (bar == NULL) return 0;
-    alt = bar + 1;
-  }
 }
 
 /* ---- parsing ---- */

@@ -63,10 +63,6 @@ int rubric_check(const rubric *r, const char *name, strbuf *errors);
 double rubric_total(const rubric *r); /* the maximum: every item's points but the bonus ones */
 const char *item_kind_name(item_kind kind); /* "step", "perf" */
 
-/* True when `name` matches the whole pattern, or one of its '|' alternatives: '*' matches
- * any run of characters (also none), '?' exactly one, and every other character itself ('['
- * and a backslash too: fnmatch(3) does the matching, without its brackets and escapes). */
-int pattern_match(const char *pattern, const char *name);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 #include "score.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "util.h"
 
 /* How many tests an item's detail lists before it says "... and N more". */
@@ -183,4 +185,90 @@ void score_item(const rubric_item *item, const test_list *tests, const score_con
   out->detail = sb_steal(&detail);
   sb_free(&detail);
   free(matched);
+}
+
+/* ---- the audit's findings: what they cost (the audit finds; the score decides) ---- */
+
+static int item_in_step(const rubric_item *item, const char *step) {
+  size_t n = strlen(step);
+  return strncmp(item->id, step, n) == 0 && item->id[n] == '-';
+}
+
+/* Each step the finding lies in has an item in the lab. */
+static int steps_have_items(const lab_result *lab, const audit_finding *f) {
+  for (size_t s = 0; s < f->steps.count; s++) {
+    int has = 0;
+    for (size_t k = 0; k < lab->n_items && !has; k++) {
+      const rubric_item *item = lab->items[k].item;
+      has = item->kind == ITEM_STEP && item_in_step(item, f->steps.items[s]);
+    }
+    if (!has) return 0;
+  }
+  return 1;
+}
+
+void audit_apply(const audit_config *cfg, lab_result *lab) {
+  const audit_result *res = &lab->audit;
+  if (cfg->cost == 0 || res->count == 0) return;
+  char *hit = xcalloc(lab->n_items + 1, 1); /* items already charged by an earlier finding */
+  for (size_t i = 0; i < res->count; i++) {
+    const audit_finding *f = &res->findings[i];
+    /* Banners are the student's text: a step the rubric has no item for (a banner renamed)
+     * would cost nothing, so its findings count for every step. */
+    int every_step = f->every_step || !steps_have_items(lab, f);
+    char *lose = xcalloc(lab->n_items + 1, 1);
+    for (size_t k = 0; k < lab->n_items; k++) {
+      const rubric_item *item = lab->items[k].item;
+      int step = item->kind == ITEM_STEP;
+      lose[k] = (cfg->cost & AUDIT_COST_LAB) || (!step && (cfg->cost & AUDIT_COST_PERF));
+      if (step && (cfg->cost & AUDIT_COST_STEP)) {
+        if (every_step) lose[k] = 1;
+        for (size_t s = 0; s < f->steps.count && !lose[k]; s++) lose[k] = item_in_step(item, f->steps.items[s]);
+      }
+    }
+    strbuf ids;
+    sb_init(&ids);
+    size_t n = 0, total = 0;
+    for (size_t k = 0; k < lab->n_items; k++) total += lose[k];
+    for (size_t k = 0; k < lab->n_items; k++) {
+      if (!lose[k]) continue;
+      n++;
+      sb_printf(&ids, "%s%s", n == 1 ? "" : n == total ? " and " : ", ", lab->items[k].item->id);
+    }
+    char *text = audit_finding_text(f);
+    if (every_step && !f->every_step) {
+      char *more = xasprintf("%s (a step with no item in the lab: it counts for every step)", text);
+      free(text);
+      text = more;
+    }
+    char *reason = xasprintf("%s: %s earn%s nothing", text, ids.data, total == 1 ? "s" : "");
+    for (size_t k = 0; k < lab->n_items; k++) {
+      if (!lose[k]) continue;
+      item_result *item = &lab->items[k];
+      if (!hit[k]) {
+        char *detail = xasprintf("The audit of the compiled exercise file: %s.\n\n%s", reason,
+                                 item->detail ? item->detail : "");
+        free(item->detail);
+        item->detail = detail;
+        /* What the tests found stays in the reason, after the audit's. */
+        int tested = item->state == ITEM_FAILED || item->state == ITEM_PARTIAL;
+        char *both = item->reason && tested ? xasprintf("%s (and before the audit: %s)", reason, item->reason)
+                                  : xstrdup(reason);
+        free(item->reason);
+        item->reason = both;
+        item->state = ITEM_FAILED;
+        item->score = 0;
+        hit[k] = 1;
+      } else {
+        char *detail = xasprintf("The audit also found: %s.\n%s", text, item->detail);
+        free(item->detail);
+        item->detail = detail;
+      }
+    }
+    free(reason);
+    free(text);
+    sb_free(&ids);
+    free(lose);
+  }
+  free(hit);
 }

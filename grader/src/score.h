@@ -48,6 +48,11 @@ void score_item_lost(const rubric_item *item, const char *reason, const char *de
 
 void item_result_free(item_result *result);
 
+struct lab_result;
+/* The audit's findings (lab->audit), scored: takes the points the rubric's audit cost says from
+ * the items of `lab` (after the tests scored them), each with the finding as its reason. */
+void audit_apply(const audit_config *cfg, struct lab_result *lab);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,4 +346,35 @@ int gpu_lock_acquire(const char *path, int exclusive) {
 
 void gpu_lock_release(int fd) {
   if (fd >= 0) close(fd);
+}
+
+/* ---- patterns (rubric items' tests, the audit's names) ---- */
+
+/* One '|' alternative, matched by fnmatch(3). A rubric pattern knows '*' and '?' only, so the
+ * characters fnmatch gives a meaning of its own ('[', ']' and a backslash) are escaped to stand
+ * for themselves, as they always did in rubrics. An empty alternative matches nothing (fnmatch
+ * would match it to an empty name). */
+static int alternative_matches(const char *alt, size_t length, const char *name) {
+  if (length == 0) return 0;
+  strbuf escaped;
+  sb_init(&escaped);
+  for (size_t i = 0; i < length; i++) {
+    if (alt[i] == '[' || alt[i] == ']' || alt[i] == '\\') sb_append_char(&escaped, '\\');
+    sb_append_char(&escaped, alt[i]);
+  }
+  /* No flags: '*' crosses '/' (parameterised tests are "Suite.Test/3") and a leading '.' is
+   * an ordinary character. */
+  int match = fnmatch(escaped.data, name, 0) == 0;
+  sb_free(&escaped);
+  return match;
+}
+
+int pattern_match(const char *pattern, const char *name) {
+  for (const char *alt = pattern;;) {
+    const char *bar = strchr(alt, '|');
+    size_t length = bar ? (size_t)(bar - alt) : strlen(alt);
+    if (alternative_matches(alt, length, name)) return 1;
+    if (bar == NULL) return 0;
+    alt = bar + 1;
+  }
 }

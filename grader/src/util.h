@@ -97,6 +97,11 @@ double now_seconds(void);
 int gpu_lock_acquire(const char *path, int exclusive);
 void gpu_lock_release(int fd);
 
+/* True when `name` matches the whole pattern, or one of its '|' alternatives: '*' matches
+ * any run of characters (also none), '?' exactly one, and every other character itself ('['
+ * and a backslash too: fnmatch(3) does the matching, without its brackets and escapes). */
+int pattern_match(const char *pattern, const char *name);
+
 #ifdef __cplusplus
 }
 #endif
