@@ -211,7 +211,9 @@ void CheckDuplicates(hashing_step step, size_t n, size_t distinct, uint64_t labe
   gl_rng rng;
   gl_rng_seed(&rng, gl::SeedFor(3 * label + 1));
   std::vector<uint32_t> keys(n);
-  for (size_t i = 0; i < n; ++i) keys[i] = i < distinct ? pool[i] : pool[gl_rng_below(&rng, distinct)];
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = i < distinct ? pool[i] : pool[gl_rng_below(&rng, distinct)];
+  }
   const std::vector<uint32_t> values = Values(n, gl::SeedFor(3 * label + 2));
   GL_ASSERT_OK(Build(step, keys, values, distinct));
   std::vector<uint32_t> queries = keys;
