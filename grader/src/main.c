@@ -108,36 +108,35 @@ static const char *one_submission(const strlist *operands, int *ok) {
   return operands->count ? operands->items[0] : NULL;
 }
 
-int main(int argc, char **argv) {
-  grade_environment();  // sealed whatever the caller's environment (grader/README.md)
-  grade_options opt;
-  grade_options_init(&opt);
-  const char *out = "grade-out";
-  const char *build_dir = GRADE_BINARY_DIR;
-  const char *work_dir = NULL;
-  const char *course = GRADE_SOURCE_DIR;
-  const char *batch_dir = NULL;
-  const char *export_dir = NULL;
-  const char *submission = NULL;
-  const char *merge_out = NULL;
-  const char *shard_text = NULL;
-  const char *gpus_text = NULL;
+/* What the command line asked for, before the mode runs. */
+typedef struct grade_cli {
+  const char *out, *build_dir, *work_dir, *course, *batch_dir, *export_dir, *merge_out;
+  const char *shard_text, *gpus_text;
   gpu_slots slots;
-  gpu_slots_init(&slots);
-  int jobs_given = 0;
-  size_t shard_index = 0, shard_count = 1;
+  int jobs_given, quiet;
+  size_t shard_index, shard_count;
   strlist operands;
-  sl_init(&operands);
-  int quiet = 0;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  opt.jobs = cpus > 0 ? (int)cpus : 1;
-  opt.cmake = GRADE_CMAKE;
-  opt.ctest = GRADE_CTEST;
-  char labs_text[] = GRADE_LABS;
-  for (char *lab = strtok(labs_text, " "); lab; lab = strtok(NULL, " ")) sl_push(&opt.all_labs, lab);
-  const char *configure_args[] = {GRADE_CONFIGURE_ARGS};
-  for (size_t i = 0; configure_args[i] != NULL; i++) sl_push(&opt.configure_args, configure_args[i]);
+  long cpus;
+} grade_cli;
 
+static void cli_init(grade_cli *cli) {
+  memset(cli, 0, sizeof *cli);
+  cli->out = "grade-out";
+  cli->build_dir = GRADE_BINARY_DIR;
+  cli->course = GRADE_SOURCE_DIR;
+  cli->shard_count = 1;
+  gpu_slots_init(&cli->slots);
+  sl_init(&cli->operands);
+  cli->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void cli_free(grade_cli *cli) {
+  gpu_slots_free(&cli->slots);
+  sl_free(&cli->operands);
+}
+
+/* The options into cli and opt. -1 to go on; else the exit status (0 for --help). */
+static int parse_args(int argc, char **argv, grade_cli *cli, grade_options *opt) {
   /* "-": non-options come back in place, as 1 (the submission), whatever POSIXLY_CORRECT
    * says; ":": a missing value comes back as ':', so the messages are the grader's own. */
   enum { OPT_OUT = 256, OPT_BUILD_DIR, OPT_WORK_DIR, OPT_LAB, OPT_JOBS, OPT_COURSE, OPT_BATCH,
@@ -165,51 +164,51 @@ int main(int argc, char **argv) {
       case 'h':
         usage(stdout);
         return 0;
-      case OPT_QUIET: quiet = 1; break;
-      case OPT_OUT: out = optarg; break;
-      case OPT_BUILD_DIR: build_dir = optarg; break;
-      case OPT_WORK_DIR: work_dir = optarg; break;
-      case OPT_COURSE: course = optarg; break;
-      case OPT_BATCH: batch_dir = optarg; break;
-      case OPT_EXPORT: export_dir = optarg; break;
-      case OPT_CMAKE_ARG: sl_push(&opt.configure_args, optarg); break;
-      case OPT_MERGE: merge_out = optarg; break;
+      case OPT_QUIET: cli->quiet = 1; break;
+      case OPT_OUT: cli->out = optarg; break;
+      case OPT_BUILD_DIR: cli->build_dir = optarg; break;
+      case OPT_WORK_DIR: cli->work_dir = optarg; break;
+      case OPT_COURSE: cli->course = optarg; break;
+      case OPT_BATCH: cli->batch_dir = optarg; break;
+      case OPT_EXPORT: cli->export_dir = optarg; break;
+      case OPT_CMAKE_ARG: sl_push(&opt->configure_args, optarg); break;
+      case OPT_MERGE: cli->merge_out = optarg; break;
       case OPT_SHARD:
-        if (shard_parse(optarg, &shard_index, &shard_count) != 0) {
+        if (shard_parse(optarg, &cli->shard_index, &cli->shard_count) != 0) {
           fprintf(stderr, "grade: --shard takes K/N, shard K (0 to N-1) of N (1 to %d), not '%s'\n",
                   SHARD_COUNT_MAX, optarg);
           return 2;
         }
-        shard_text = optarg;
+        cli->shard_text = optarg;
         break;
       case OPT_GPUS: {
         strbuf err;
         sb_init(&err);
-        if (gpu_slots_parse(optarg, &slots, &err) != 0) {
+        if (gpu_slots_parse(optarg, &cli->slots, &err) != 0) {
           fprintf(stderr, "grade: %s\n", err.data);
           sb_free(&err);
           return 2;
         }
         sb_free(&err);
-        gpus_text = optarg;
+        cli->gpus_text = optarg;
         break;
       }
       case OPT_LAB:
-        if (!sl_contains(&opt.all_labs, optarg)) {
+        if (!sl_contains(&opt->all_labs, optarg)) {
           fprintf(stderr, "grade: no lab named '%s' (the labs: %s)\n", optarg, GRADE_LABS);
           return 2;
         }
-        if (!sl_contains(&opt.labs, optarg)) sl_push(&opt.labs, optarg);
+        if (!sl_contains(&opt->labs, optarg)) sl_push(&opt->labs, optarg);
         break;
       case OPT_JOBS:
-        if (!parse_jobs(optarg, &opt.jobs)) {
+        if (!parse_jobs(optarg, &opt->jobs)) {
           fprintf(stderr, "grade: --jobs takes a number from 1 to 1024, not '%s'\n", optarg);
           return 2;
         }
-        jobs_given = 1;
+        cli->jobs_given = 1;
         break;
       case 1:
-        sl_push(&operands, optarg);
+        sl_push(&cli->operands, optarg);
         break;
       case ':':
         fprintf(stderr, "grade: %s needs a value\n", argv[optind - 1]);
@@ -228,131 +227,184 @@ int main(int argc, char **argv) {
     }
   }
   /* What follows "--" is not an option, whatever it looks like. */
-  for (; optind < argc; optind++) sl_push(&operands, argv[optind]);
+  for (; optind < argc; optind++) sl_push(&cli->operands, argv[optind]);
+  return -1;
+}
 
-  if (merge_out != NULL) {
-    if (batch_dir != NULL || shard_text != NULL || gpus_text != NULL || export_dir != NULL) {
-      fprintf(stderr, "grade: --merge joins the folders of finished shards and grades nothing: "
-                      "no --batch, --shard, --gpus or --export-release with it\n");
-      return 2;
-    }
-    if (operands.count == 0) {
-      fprintf(stderr, "grade: --merge OUT needs the output folders of the shards after it\n");
-      return 2;
-    }
-    strbuf err;
-    sb_init(&err);
-    int rc = grade_merge(merge_out, (const char *const *)operands.items, operands.count, &err, stdout);
-    if (rc != 0) fprintf(stderr, "grade: %s\n", err.data);
-    sb_free(&err);
-    sl_free(&operands);
-    grade_options_free(&opt);
-    return rc;
-  }
-  if (shard_text != NULL && batch_dir == NULL) {
-    fprintf(stderr, "grade: --shard %s picks submissions of a batch: use it with --batch DIR\n",
-            shard_text);
+/* --merge: joins the shards' output folders; grades nothing. */
+static int merge_mode(const grade_cli *cli) {
+  if (cli->batch_dir != NULL || cli->shard_text != NULL || cli->gpus_text != NULL ||
+      cli->export_dir != NULL) {
+    fprintf(stderr, "grade: --merge joins the folders of finished shards and grades nothing: "
+                    "no --batch, --shard, --gpus or --export-release with it\n");
     return 2;
   }
-  if (gpus_text != NULL && batch_dir == NULL) {
+  if (cli->operands.count == 0) {
+    fprintf(stderr, "grade: --merge OUT needs the output folders of the shards after it\n");
+    return 2;
+  }
+  strbuf err;
+  sb_init(&err);
+  int rc = grade_merge(cli->merge_out, (const char *const *)cli->operands.items,
+                       cli->operands.count, &err, stdout);
+  if (rc != 0) fprintf(stderr, "grade: %s\n", err.data);
+  sb_free(&err);
+  return rc;
+}
+
+/* --batch: the submissions of a folder, side by side on --gpus' slots. */
+static int batch_mode(grade_cli *cli, grade_options *opt, const char *out_abs) {
+  char *batch_abs = real_path(cli->batch_dir);
+  if (batch_abs == NULL) {
+    fprintf(stderr, "grade: the submissions folder %s does not exist\n", cli->batch_dir);
+    return 2;
+  }
+  if (cli->gpus_text != NULL) {
+    strbuf note, err;
+    sb_init(&note);
+    sb_init(&err);
+    int resolved = gpu_slots_resolve(&cli->slots, getenv("CUDA_VISIBLE_DEVICES"), "nvidia-smi",
+                                     "/dev", &note, &err);
+    if (resolved != 0) fprintf(stderr, "grade: %s\n", err.data);
+    if (resolved == 0 && note.len) fprintf(stderr, "grade: %s\n", note.data);
+    sb_free(&note);
+    sb_free(&err);
+    if (resolved != 0) {
+      free(batch_abs);
+      return 2;
+    }
+    /* The CPUs are shared among the graders: each builds and tests with its part. */
+    if (!cli->jobs_given) {
+      long share = (cli->cpus > 0 ? cli->cpus : 1) / (long)cli->slots.ids.count;
+      opt->jobs = share > 0 ? (int)share : 1;
+    }
+  }
+  int rc = grade_batch(opt, batch_abs, out_abs, cli->shard_index, cli->shard_count,
+                       cli->gpus_text != NULL ? &cli->slots : NULL);
+  free(batch_abs);
+  return rc;
+}
+
+/* One tree: the course's own labs in place, or one submission; the reports written. */
+static int one_mode(const grade_cli *cli, grade_options *opt, const char *submission,
+                    const char *out_abs) {
+  char *submission_abs = NULL;
+  if (submission != NULL) {
+    submission_abs = real_path(submission);
+    if (submission_abs == NULL || !dir_exists(submission_abs)) {
+      fprintf(stderr, "grade: the submission %s is not a folder\n", submission);
+      free(submission_abs);
+      return 2;
+    }
+    opt->submission = submission_abs;
+  }
+  grade_report report;
+  report_init(&report);
+  int rc = grade_run(opt, &report);
+  strbuf err;
+  sb_init(&err);
+  if (grade_write_reports(&report, out_abs, &err) != 0) {
+    fprintf(stderr, "grade: %s", err.data);
+    rc = 1;
+  }
+  sb_free(&err);
+  if (!cli->quiet) print_table(&report, stdout);
+  printf("reports: %s/{results.json,junit.xml,summary.md,items.tsv}; logs in %s/logs\n",
+         out_abs, out_abs);
+  report_free(&report);
+  opt->submission = NULL;
+  free(submission_abs);
+  return rc;
+}
+
+/* Options that belong to a mode not chosen, or operands it does not take. 0, or 2 after
+ * saying why; *submission: the one submission named, if any. */
+static int check_modes(const grade_cli *cli, const char **submission) {
+  if (cli->shard_text != NULL && cli->batch_dir == NULL) {
+    fprintf(stderr, "grade: --shard %s picks submissions of a batch: use it with --batch DIR\n",
+            cli->shard_text);
+    return 2;
+  }
+  if (cli->gpus_text != NULL && cli->batch_dir == NULL) {
     fprintf(stderr, "grade: --gpus %s grades the submissions of a batch side by side: use it "
-                    "with --batch DIR\n", gpus_text);
+                    "with --batch DIR\n", cli->gpus_text);
     return 2;
   }
   int one_ok;
-  submission = one_submission(&operands, &one_ok);
-  if (!one_ok) return 2;
+  *submission = one_submission(&cli->operands, &one_ok);
+  return one_ok ? 0 : 2;
+}
 
-  char *course_abs = real_path(course);
-  if (course_abs == NULL) {
-    fprintf(stderr, "grade: the course folder %s does not exist\n", course);
-    return 2;
-  }
-  opt.source_dir = course_abs;
-  if (export_dir != NULL) {
-    char *dest = absolute_path(export_dir);
-    int rc = export_release(course_abs, dest);
-    free(dest);
-    free(course_abs);
-    grade_options_free(&opt);
-    return rc;
-  }
-  if (batch_dir != NULL && submission != NULL) {
+/* The folders a grade writes to, made absolute into opt, and the out folder made; then the
+ * batch, or the one tree. */
+static int grade_mode(grade_cli *cli, grade_options *opt, const char *submission) {
+  if (cli->batch_dir != NULL && submission != NULL) {
     fprintf(stderr, "grade: --batch grades a folder of submissions; name no other submission\n");
     return 2;
   }
-
-  char *out_abs = absolute_path(out);
-  char *work_abs = work_dir ? absolute_path(work_dir) : path_join(out_abs, "work");
-  char *build_abs = absolute_path(build_dir);
-  char *submission_abs = NULL;
-  opt.out_dir = out_abs;
-  opt.work_dir = work_abs;
-  opt.build_dir = build_abs;
+  char *out_abs = absolute_path(cli->out);
+  char *work_abs = cli->work_dir ? absolute_path(cli->work_dir) : path_join(out_abs, "work");
+  char *build_abs = absolute_path(cli->build_dir);
+  opt->out_dir = out_abs;
+  opt->work_dir = work_abs;
+  opt->build_dir = build_abs;
+  int rc;
   if (mkdir_p(out_abs) != 0) {
     fprintf(stderr, "grade: cannot make %s: %s\n", out_abs, strerror(errno));
-    return 1;
-  }
-
-  int rc;
-  if (batch_dir != NULL) {
-    char *batch_abs = real_path(batch_dir);
-    if (batch_abs == NULL) {
-      fprintf(stderr, "grade: the submissions folder %s does not exist\n", batch_dir);
-      return 2;
-    }
-    if (gpus_text != NULL) {
-      strbuf note, err;
-      sb_init(&note);
-      sb_init(&err);
-      if (gpu_slots_resolve(&slots, getenv("CUDA_VISIBLE_DEVICES"), "nvidia-smi", "/dev", &note,
-                            &err) != 0) {
-        fprintf(stderr, "grade: %s\n", err.data);
-        return 2;
-      }
-      if (note.len) fprintf(stderr, "grade: %s\n", note.data);
-      sb_free(&note);
-      sb_free(&err);
-      /* The CPUs are shared among the graders: each builds and tests with its part. */
-      if (!jobs_given) {
-        long share = (cpus > 0 ? cpus : 1) / (long)slots.ids.count;
-        opt.jobs = share > 0 ? (int)share : 1;
-      }
-    }
-    rc = grade_batch(&opt, batch_abs, out_abs, shard_index, shard_count,
-                     gpus_text != NULL ? &slots : NULL);
-    free(batch_abs);
+    rc = 1;
+  } else if (cli->batch_dir != NULL) {
+    rc = batch_mode(cli, opt, out_abs);
   } else {
-    if (submission != NULL) {
-      submission_abs = real_path(submission);
-      if (submission_abs == NULL || !dir_exists(submission_abs)) {
-        fprintf(stderr, "grade: the submission %s is not a folder\n", submission);
-        return 2;
-      }
-      opt.submission = submission_abs;
-    }
-    grade_report report;
-    report_init(&report);
-    rc = grade_run(&opt, &report);
-    strbuf err;
-    sb_init(&err);
-    if (grade_write_reports(&report, out_abs, &err) != 0) {
-      fprintf(stderr, "grade: %s", err.data);
-      rc = 1;
-    }
-    sb_free(&err);
-    if (!quiet) print_table(&report, stdout);
-    printf("reports: %s/{results.json,junit.xml,summary.md,items.tsv}; logs in %s/logs\n",
-           out_abs, out_abs);
-    report_free(&report);
+    rc = one_mode(cli, opt, submission, out_abs);
   }
-  free(submission_abs);
+  opt->out_dir = opt->work_dir = opt->build_dir = NULL;
   free(build_abs);
   free(work_abs);
   free(out_abs);
+  return rc;
+}
+
+/* Grades the course's own tree, the submission given, or a batch; or merges a batch's shards;
+ * or exports the student release. */
+static int run_mode(grade_cli *cli, grade_options *opt) {
+  if (cli->merge_out != NULL) return merge_mode(cli);
+  const char *submission = NULL;
+  if (check_modes(cli, &submission) != 0) return 2;
+  char *course_abs = real_path(cli->course);
+  if (course_abs == NULL) {
+    fprintf(stderr, "grade: the course folder %s does not exist\n", cli->course);
+    return 2;
+  }
+  opt->source_dir = course_abs;
+  int rc;
+  if (cli->export_dir != NULL) {
+    char *dest = absolute_path(cli->export_dir);
+    rc = export_release(course_abs, dest);
+    free(dest);
+  } else {
+    rc = grade_mode(cli, opt, submission);
+  }
+  opt->source_dir = NULL;
   free(course_abs);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  grade_environment();  // sealed whatever the caller's environment (grader/README.md)
+  grade_options opt;
+  grade_options_init(&opt);
+  grade_cli cli;
+  cli_init(&cli);
+  opt.jobs = cli.cpus > 0 ? (int)cli.cpus : 1;
+  opt.cmake = GRADE_CMAKE;
+  opt.ctest = GRADE_CTEST;
+  char labs_text[] = GRADE_LABS;
+  for (char *lab = strtok(labs_text, " "); lab; lab = strtok(NULL, " ")) sl_push(&opt.all_labs, lab);
+  const char *configure_args[] = {GRADE_CONFIGURE_ARGS};
+  for (size_t i = 0; configure_args[i] != NULL; i++) sl_push(&opt.configure_args, configure_args[i]);
+  int rc = parse_args(argc, argv, &cli, &opt);
+  if (rc < 0) rc = run_mode(&cli, &opt);
   grade_options_free(&opt);
-  gpu_slots_free(&slots);
-  sl_free(&operands);
+  cli_free(&cli);
   return rc;
 }

@@ -302,206 +302,251 @@ static int dir_is_empty(const char *path) {
   return empty;
 }
 
-int grade_merge(const char *out_dir, const char *const *sources, size_t n_sources, strbuf *err,
-                FILE *log) {
-  if (n_sources == 0) {
-    sb_append(err, "--merge OUT needs the output folders of the shards to join after it");
-    return 1;
-  }
-  char *out = absolute_path(out_dir);
-  merge_source *src = xcalloc(n_sources, sizeof *src);
+/* One merge: the folders named, OUT's earlier merge (base), and which folder holds each shard. */
+typedef struct merge_run {
+  char *out;
+  merge_source *src;
+  size_t loaded;
   merge_source base;
-  memset(&base, 0, sizeof base);
-  int have_base = 0;
-  size_t loaded = 0;
-  size_t *holder = NULL;
-  int rc = 0;
+  int have_base;
+  size_t *holder; /* per shard: the index in src of the folder that holds it, or (size_t)-1 */
+  size_t n_shards;
+} merge_run;
 
+/* The folders named, each read (a folder, not OUT, not inside it or around it, named once). */
+static int load_sources(merge_run *m, const char *const *sources, size_t n_sources, strbuf *err) {
+  int rc = 0;
   for (size_t i = 0; rc == 0 && i < n_sources; i++) {
     char *dir = real_path(sources[i]);
     if (dir == NULL || !dir_exists(dir)) {
       sb_printf(err, "%s is not a folder", sources[i]);
       rc = 1;
-    } else if (strcmp(dir, out) == 0) {
+    } else if (strcmp(dir, m->out) == 0) {
       sb_printf(err, "%s is both the merged folder and a folder to merge: merge into another "
                      "folder", sources[i]);
       rc = 1;
-    } else if (path_is_inside(dir, out) || path_is_inside(out, dir)) {
+    } else if (path_is_inside(dir, m->out) || path_is_inside(m->out, dir)) {
       sb_printf(err, "the merged folder %s and the shard's folder %s may not lie one inside the "
-                     "other: a submission's reports could land on a shard's folder", out, dir);
+                     "other: a submission's reports could land on a shard's folder", m->out, dir);
       rc = 1;
     } else {
-      for (size_t j = 0; rc == 0 && j < loaded; j++) {
-        if (strcmp(src[j].dir, dir) == 0) {
+      for (size_t j = 0; rc == 0 && j < m->loaded; j++) {
+        if (strcmp(m->src[j].dir, dir) == 0) {
           sb_printf(err, "%s is named twice", sources[i]);
           rc = 1;
         }
       }
     }
     if (rc == 0) {
-      if (load_source(&src[loaded], dir, "the folder", err) != 0) rc = 1;
-      loaded++;
+      if (load_source(&m->src[m->loaded], dir, "the folder", err) != 0) rc = 1;
+      m->loaded++;
     }
     free(dir);
   }
+  return rc;
+}
 
-  /* OUT: new, empty, or an earlier batch output of the same batch (its other shards stay). */
-  if (rc == 0 && dir_exists(out) && !dir_is_empty(out)) {
-    char *manifest = path_join(out, BATCH_MANIFEST);
+/* OUT: new, empty, or an earlier batch output of the same batch (its other shards stay); the
+ * folders named all of one batch. */
+static int check_out_and_batches(merge_run *m, strbuf *err) {
+  int rc = 0;
+  if (dir_exists(m->out) && !dir_is_empty(m->out)) {
+    char *manifest = path_join(m->out, BATCH_MANIFEST);
     if (!file_exists(manifest)) {
       sb_printf(err, "%s is not empty and holds no %s (it is no batch's output folder): merge "
-                     "into a new or empty folder", out, BATCH_MANIFEST);
+                     "into a new or empty folder", m->out, BATCH_MANIFEST);
       rc = 1;
     } else {
-      have_base = 1;
-      if (load_source(&base, out, "the merged folder", err) != 0) rc = 1;
+      m->have_base = 1;
+      if (load_source(&m->base, m->out, "the merged folder", err) != 0) rc = 1;
     }
     free(manifest);
-  } else if (rc == 0 && !dir_exists(out) && file_exists(out)) {
-    sb_printf(err, "%s is a file, not a folder", out);
+  } else if (!dir_exists(m->out) && file_exists(m->out)) {
+    sb_printf(err, "%s is a file, not a folder", m->out);
     rc = 1;
   }
-
-  for (size_t i = 1; rc == 0 && i < loaded; i++) {
-    if (check_alike(&src[0], &src[i], err) != 0) rc = 1;
+  for (size_t i = 1; rc == 0 && i < m->loaded; i++) {
+    if (check_alike(&m->src[0], &m->src[i], err) != 0) rc = 1;
   }
-  if (rc == 0 && have_base && check_alike(&src[0], &base, err) != 0) {
-    sb_printf(err, "\n%s holds the output of another batch: merge into a new or empty folder", out);
+  if (rc == 0 && m->have_base && check_alike(&m->src[0], &m->base, err) != 0) {
+    sb_printf(err, "\n%s holds the output of another batch: merge into a new or empty folder",
+              m->out);
     rc = 1;
   }
   /* An earlier merge (or a whole batch) holds every shard; a shard's own folder is no place
    * to merge into. */
-  for (size_t k = 0; rc == 0 && have_base && k < base.m.shard_count; k++) {
-    if (!base.m.holds[k]) {
-      char *held = manifest_shards_text(&base.m);
+  for (size_t k = 0; rc == 0 && m->have_base && k < m->base.m.shard_count; k++) {
+    if (!m->base.m.holds[k]) {
+      char *held = manifest_shards_text(&m->base.m);
       sb_printf(err, "%s holds %s only (the output of grade --batch --shard): merge into a "
-                     "folder of its own", out, held);
+                     "folder of its own", m->out, held);
       free(held);
       rc = 1;
     }
   }
+  return rc;
+}
 
-  size_t n_shards = rc == 0 ? src[0].m.shard_count : 0;
-  const batch_manifest *batch = rc == 0 ? &src[0].m : NULL;
-  if (rc == 0) {
-    /* Each shard from one named folder at most; the rest from OUT's earlier merge. */
-    holder = xcalloc(n_shards, sizeof *holder);
-    for (size_t k = 0; k < n_shards; k++) holder[k] = (size_t)-1;
-    for (size_t i = 0; rc == 0 && i < loaded; i++) {
-      for (size_t k = 0; k < n_shards; k++) {
-        if (!src[i].m.holds[k]) continue;
-        if (holder[k] != (size_t)-1) {
-          sb_printf(err, "%s and %s both hold shard %zu/%zu: name each shard's folder once",
-                    src[holder[k]].dir, src[i].dir, k, n_shards);
-          rc = 1;
-          break;
-        }
-        holder[k] = i;
+/* Each shard from one named folder at most; the rest from OUT's earlier merge; none missing. */
+static int assign_shards(merge_run *m, strbuf *err) {
+  int rc = 0;
+  m->holder = xcalloc(m->n_shards, sizeof *m->holder);
+  for (size_t k = 0; k < m->n_shards; k++) m->holder[k] = (size_t)-1;
+  for (size_t i = 0; rc == 0 && i < m->loaded; i++) {
+    for (size_t k = 0; k < m->n_shards; k++) {
+      if (!m->src[i].m.holds[k]) continue;
+      if (m->holder[k] != (size_t)-1) {
+        sb_printf(err, "%s and %s both hold shard %zu/%zu: name each shard's folder once",
+                  m->src[m->holder[k]].dir, m->src[i].dir, k, m->n_shards);
+        rc = 1;
+        break;
       }
+      m->holder[k] = i;
     }
-    strbuf missing;
-    sb_init(&missing);
-    size_t n_missing = 0;
-    for (size_t k = 0; rc == 0 && k < n_shards; k++) {
-      if (holder[k] == (size_t)-1 && !(have_base && base.m.holds[k])) {
-        if (n_missing++ < 20) sb_printf(&missing, "%s%zu", missing.len ? ", " : "", k);
-      }
-    }
-    if (n_missing > 0) {
-      sb_printf(err, "%s %s%s of %zu %s missing: name the output folder of every shard (each "
-                     "written by grade --batch DIR --shard K/%zu)",
-                n_missing == 1 ? "shard" : "shards", missing.data, n_missing > 20 ? ", ..." : "",
-                n_shards, n_missing == 1 ? "is" : "are", n_shards);
-      rc = 1;
-    }
-    sb_free(&missing);
   }
-
-  if (rc == 0 && mkdir_p(out) != 0) {
-    sb_printf(err, "cannot make %s: %s", out, strerror(errno));
+  strbuf missing;
+  sb_init(&missing);
+  size_t n_missing = 0;
+  for (size_t k = 0; rc == 0 && k < m->n_shards; k++) {
+    if (m->holder[k] == (size_t)-1 && !(m->have_base && m->base.m.holds[k])) {
+      if (n_missing++ < 20) sb_printf(&missing, "%s%zu", missing.len ? ", " : "", k);
+    }
+  }
+  if (n_missing > 0) {
+    sb_printf(err, "%s %s%s of %zu %s missing: name the output folder of every shard (each "
+                   "written by grade --batch DIR --shard K/%zu)",
+              n_missing == 1 ? "shard" : "shards", missing.data, n_missing > 20 ? ", ..." : "",
+              m->n_shards, n_missing == 1 ? "is" : "are", m->n_shards);
     rc = 1;
   }
-  /* The reports first, then the gradebooks and the manifest: an interrupted merge leaves the
-   * earlier gradebook, never one that names reports that are not there. */
+  sb_free(&missing);
+  return rc;
+}
+
+/* The merged gradebook files: the header, then each submission's lines from its shard's folder
+ * (or from OUT's earlier merge). */
+static int write_gradebooks(const merge_run *m, const batch_manifest *batch, strbuf *err) {
+  for (int f = 0; f < GRADEBOOK_FILES; f++) {
+    strbuf text;
+    sb_init(&text);
+    const char *header = NULL;
+    for (size_t i = 0; header == NULL && i < m->loaded; i++) header = m->src[i].header[f];
+    if (header == NULL && m->have_base) header = m->base.header[f];
+    if (header) sb_append(&text, header);
+    for (size_t i = 0; i < batch->submissions.count; i++) {
+      size_t k = shard_of(i, m->n_shards);
+      const merge_source *from = m->holder[k] == (size_t)-1 ? &m->base : &m->src[m->holder[k]];
+      sb_append(&text, from->rows[f][i].data);
+    }
+    char *path = path_join(m->out, gradebook_file_name((gradebook_file)f));
+    int rc = write_file_atomic(path, text.data, text.len);
+    if (rc != 0) sb_printf(err, "cannot write %s: %s", path, strerror(errno));
+    free(path);
+    sb_free(&text);
+    if (rc != 0) return 1;
+  }
+  return 0;
+}
+
+/* The merged batch's manifest: every shard held, the GPUs of the folders whose lines are in. */
+static void merged_manifest(const merge_run *m, const batch_manifest *batch, size_t kept,
+                            batch_manifest *merged) {
+  manifest_init(merged, m->n_shards);
+  memset(merged->holds, 1, m->n_shards);
+  merged->complete = 1;
+  merged->course = xstrdup(text_or_none(batch->course));
+  merged->rubrics = xstrdup(text_or_none(batch->rubrics));
+  merged->labs = xstrdup(batch->labs ? batch->labs : "");
+  merged->submissions_dir = xstrdup(batch->submissions_dir ? batch->submissions_dir : "");
+  for (size_t i = 0; i < batch->cmake_args.count; i++) {
+    sl_push(&merged->cmake_args, batch->cmake_args.items[i]);
+  }
+  for (size_t i = 0; i < batch->submissions.count; i++) {
+    sl_push(&merged->submissions, batch->submissions.items[i]);
+    sl_push(&merged->graded, batch->submissions.items[i]);
+  }
+  for (size_t i = 0; i < m->loaded + (size_t)m->have_base; i++) {
+    const merge_source *from = i < m->loaded ? &m->src[i] : &m->base;
+    if (i == m->loaded && kept == 0) break;
+    for (size_t g = 0; g < from->m.gpus.count; g++) {
+      if (!sl_contains(&merged->gpus, from->m.gpus.items[g])) {
+        sl_push(&merged->gpus, from->m.gpus.items[g]);
+      }
+    }
+  }
+}
+
+static void log_merge(const merge_run *m, const batch_manifest *merged, size_t from_named,
+                      size_t kept, FILE *log) {
+  fprintf(log, "merged %zu shards into %s: %zu submissions, %zu from the folders named",
+          m->n_shards, m->out, merged->submissions.count, from_named);
+  if (m->have_base) fprintf(log, ", %zu kept from its earlier merge", kept);
+  fprintf(log, "\ngradebook: %s/gradebook.csv; lms.csv and items.csv beside it\n", m->out);
+  if (merged->gpus.count > 1) {
+    fprintf(log, "warning: the shards were graded on different machines: ");
+    for (size_t g = 0; g < merged->gpus.count; g++) {
+      fprintf(log, "%s%s", g ? ", " : "", merged->gpus.items[g]);
+    }
+    fprintf(log, "; performance ratios were measured on each shard's own, and items not "
+                 "scored on one may be scored on another\n");
+  }
+}
+
+/* The reports first, then the gradebooks and the manifest: an interrupted merge leaves the
+ * earlier gradebook, never one that names reports that are not there. */
+static int write_merge(const merge_run *m, strbuf *err, FILE *log) {
+  const batch_manifest *batch = &m->src[0].m;
   size_t from_named = 0, kept = 0;
-  for (size_t i = 0; rc == 0 && i < batch->submissions.count; i++) {
-    size_t k = shard_of(i, n_shards);
-    if (holder[k] == (size_t)-1) {
+  for (size_t i = 0; i < batch->submissions.count; i++) {
+    size_t k = shard_of(i, m->n_shards);
+    if (m->holder[k] == (size_t)-1) {
       kept++;
       continue;
     }
-    if (replace_reports(src[holder[k]].dir, out, batch->submissions.items[i], err) != 0) rc = 1;
+    if (replace_reports(m->src[m->holder[k]].dir, m->out, batch->submissions.items[i], err) != 0) {
+      return 1;
+    }
     from_named++;
   }
-  if (rc == 0) {
-    batch_manifest merged;
-    manifest_init(&merged, n_shards);
-    memset(merged.holds, 1, n_shards);
-    merged.complete = 1;
-    merged.course = xstrdup(text_or_none(batch->course));
-    merged.rubrics = xstrdup(text_or_none(batch->rubrics));
-    merged.labs = xstrdup(batch->labs ? batch->labs : "");
-    merged.submissions_dir = xstrdup(batch->submissions_dir ? batch->submissions_dir : "");
-    for (size_t i = 0; i < batch->cmake_args.count; i++) sl_push(&merged.cmake_args, batch->cmake_args.items[i]);
-    for (size_t i = 0; i < batch->submissions.count; i++) {
-      sl_push(&merged.submissions, batch->submissions.items[i]);
-      sl_push(&merged.graded, batch->submissions.items[i]);
-    }
-    for (int f = 0; rc == 0 && f < GRADEBOOK_FILES; f++) {
-      strbuf text;
-      sb_init(&text);
-      const char *header = NULL;
-      for (size_t i = 0; header == NULL && i < loaded; i++) header = src[i].header[f];
-      if (header == NULL && have_base) header = base.header[f];
-      if (header) sb_append(&text, header);
-      for (size_t i = 0; i < batch->submissions.count; i++) {
-        size_t k = shard_of(i, n_shards);
-        const merge_source *from = holder[k] == (size_t)-1 ? &base : &src[holder[k]];
-        sb_append(&text, from->rows[f][i].data);
-      }
-      char *path = path_join(out, gradebook_file_name((gradebook_file)f));
-      if (write_file_atomic(path, text.data, text.len) != 0) {
-        sb_printf(err, "cannot write %s: %s", path, strerror(errno));
-        rc = 1;
-      }
-      free(path);
-      sb_free(&text);
-    }
-    /* The GPUs of the folders whose lines are in the merge. */
-    for (size_t i = 0; i < loaded + (size_t)have_base; i++) {
-      const merge_source *from = i < loaded ? &src[i] : &base;
-      if (i == loaded && kept == 0) break;
-      for (size_t g = 0; g < from->m.gpus.count; g++) {
-        if (!sl_contains(&merged.gpus, from->m.gpus.items[g])) sl_push(&merged.gpus, from->m.gpus.items[g]);
-      }
-    }
-    if (rc == 0 && manifest_write(&merged, out) != 0) {
-      sb_printf(err, "cannot write %s/%s: %s", out, BATCH_MANIFEST, strerror(errno));
-      rc = 1;
-    }
-    if (rc == 0 && log) {
-      fprintf(log, "merged %zu shards into %s: %zu submissions, %zu from the folders named", n_shards,
-              out, batch->submissions.count, from_named);
-      if (have_base) fprintf(log, ", %zu kept from its earlier merge", kept);
-      fprintf(log, "\ngradebook: %s/gradebook.csv; lms.csv and items.csv beside it\n", out);
-      if (merged.gpus.count > 1) {
-        fprintf(log, "warning: the shards were graded on different machines: ");
-        for (size_t g = 0; g < merged.gpus.count; g++) {
-          fprintf(log, "%s%s", g ? ", " : "", merged.gpus.items[g]);
-        }
-        fprintf(log, "; performance ratios were measured on each shard's own, and items not "
-                     "scored on one may be scored on another\n");
-      }
-    }
-    manifest_free(&merged);
+  batch_manifest merged;
+  merged_manifest(m, batch, kept, &merged);
+  int rc = write_gradebooks(m, batch, err);
+  if (rc == 0 && manifest_write(&merged, m->out) != 0) {
+    sb_printf(err, "cannot write %s/%s: %s", m->out, BATCH_MANIFEST, strerror(errno));
+    rc = 1;
   }
+  if (rc == 0 && log) log_merge(m, &merged, from_named, kept, log);
+  manifest_free(&merged);
+  return rc;
+}
 
-  for (size_t i = 0; i < n_sources; i++) {
-    if (src[i].dir) source_free(&src[i]);
+int grade_merge(const char *out_dir, const char *const *sources, size_t n_sources, strbuf *err,
+                FILE *log) {
+  if (n_sources == 0) {
+    sb_append(err, "--merge OUT needs the output folders of the shards to join after it");
+    return 1;
   }
-  free(src);
-  if (base.dir) source_free(&base);
-  free(holder);
-  free(out);
+  merge_run m;
+  memset(&m, 0, sizeof m);
+  m.out = absolute_path(out_dir);
+  m.src = xcalloc(n_sources, sizeof *m.src);
+  int rc = load_sources(&m, sources, n_sources, err);
+  if (rc == 0) rc = check_out_and_batches(&m, err);
+  if (rc == 0) {
+    m.n_shards = m.src[0].m.shard_count;
+    rc = assign_shards(&m, err);
+  }
+  if (rc == 0 && mkdir_p(m.out) != 0) {
+    sb_printf(err, "cannot make %s: %s", m.out, strerror(errno));
+    rc = 1;
+  }
+  if (rc == 0) rc = write_merge(&m, err, log);
+  for (size_t i = 0; i < n_sources; i++) {
+    if (m.src[i].dir) source_free(&m.src[i]);
+  }
+  free(m.src);
+  if (m.base.dir) source_free(&m.base);
+  free(m.holder);
+  free(m.out);
   return rc;
 }
