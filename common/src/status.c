@@ -34,4 +34,7 @@ gl_status gl_not_implemented(const char *what) {
 
 const char *gl_last_error(void) { return last_error; }
 
+/* The lab worker's own definition counts (grader/worker/launches.c); everywhere else, nothing. */
+__attribute__((weak)) void gl_given_kernel_launched(void) {}
+
 void gl_clear_error(void) { last_error[0] = '\0'; }

@@ -4,15 +4,23 @@
  * nvcc's <<<...>>> (__cudaLaunchKernel) and the runtime's launch functions (a graph's launch
  * among them), each with its per-thread-stream twin. What is counted is a call to launch: a
  * launch that fails counts too (the call then fails on its own error). On the CPU backend the
- * simulator counts its own launches. */
+ * simulator counts its own launches. The given code's own kernels are taken off the count
+ * (gl_given_kernel_launched, gpulabs/status.h): a step is judged by the kernels it launches. */
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
+#include "gpulabs/status.h"
+
+/* The given code's kernels so far, each reported after its launch. */
+static volatile unsigned long given_launched;
+
+void gl_given_kernel_launched(void) { __atomic_add_fetch(&given_launched, 1, __ATOMIC_RELAXED); }
+
 #ifdef GPULABS_SIM
 #include "gpulabs_sim.h"
 
-long gl_kernel_launches(void) { return (long)gpulabs_sim_launch_count(); }
+long gl_kernel_launches(void) { return (long)(gpulabs_sim_launch_count() - given_launched); }
 
 #elif defined(__x86_64__)
 
@@ -40,7 +48,7 @@ GL_COUNT_LAUNCHES(cudaLaunchCooperativeKernel_ptsz)
 GL_COUNT_LAUNCHES(cudaGraphLaunch)
 GL_COUNT_LAUNCHES(cudaGraphLaunch_ptsz)
 
-long gl_kernel_launches(void) { return (long)launched; }
+long gl_kernel_launches(void) { return (long)(launched - given_launched); }
 
 #else
 

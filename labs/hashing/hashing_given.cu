@@ -145,6 +145,7 @@ gl_status hashing_build(hashing_step step, const uint32_t *d_keys, const uint32_
   if (n > 0) {
     find_reserved_key<<<grid_for(n, 256), 256>>>(d_keys, n, counters);
     LAB_CHECK_LAUNCH();
+    gl_given_kernel_launched();  // the step below must launch kernels of its own
     gl_status status = GL_OK;
     unsigned long long *slots = (unsigned long long *)table;
     switch (step) {

@@ -35,6 +35,12 @@ gl_status gl_not_implemented(const char *what);
 /* The message of the last gl_fail on this thread ("" when there was none). */
 const char *gl_last_error(void);
 
+/* Given code calls this after each kernel it launches itself (a check of its arguments on the
+ * GPU, say), so that the lab worker judges a step's call by the step's own kernels: a call
+ * whose only kernel is the given code's computed its answer on the host (grader/worker/
+ * launches.c). Outside the worker it does nothing. */
+void gl_given_kernel_launched(void);
+
 /* Forgets the last message (tests call it before each call they check). */
 void gl_clear_error(void);
 
