@@ -429,6 +429,29 @@ TEST(WorkerSandbox, NoFileCanBeCreatedOrOpenedForWriting) {
   EXPECT_EQ(dir.Entries(), 1);
 }
 
+TEST(WorkerSandbox, WritesOnlyItsOwnProcEntries) {
+  if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock: only permissions protect /proc";
+  // Run as root, the worker leaves uid 0, which makes its own /proc entries root's (it is no
+  // longer dumpable): then permissions refuse them, whatever Landlock allows.
+  const bool own_writable = geteuid() != 0;
+  Outcome o = RunSandboxed(nullptr, [&] {
+    // Its own entries, as the driver and the C library write them (a thread's name).
+    if (own_writable) {
+      int own = open("/proc/self/comm", O_WRONLY | O_CLOEXEC);
+      CHILD_EXPECT(own >= 0);
+      CHILD_EXPECT(write(own, "sandboxed", 9) == 9);
+      close(own);
+    }
+    // Not its parent's, though the parent is of the same user.
+    char parent[64];
+    snprintf(parent, sizeof parent, "/proc/%d/oom_score_adj", (int)getppid());
+    CHILD_EXPECT_ERRNO(open(parent, O_WRONLY | O_CLOEXEC), EACCES);
+    CHILD_EXPECT(access(parent, R_OK) == 0);
+    return kPass;
+  });
+  EXPECT_CHILD_PASSED(o);
+}
+
 TEST(WorkerSandbox, InheritedFilesRefuseWritesButNotSharedMappings) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());

@@ -242,10 +242,12 @@ static const char *const system_readable[] = {"/usr", "/lib", "/lib32", "/lib64"
                                               "/bin", "/sbin", "/etc", "/opt", "/dev",
                                               "/proc", "/sys", NULL};
 
-/* The writable paths every worker gets: what the GPU driver opens read-write. /proc is
-   writable because the driver may write its own entries there; other processes' /proc
-   entries stay protected by their owners and by Landlock's ptrace rules. */
-static const char *const default_writable[] = {"/dev/null", "/dev/zero", "/dev/shm", "/proc", NULL};
+/* The writable paths every worker gets: what the GPU driver opens read-write. Of /proc only
+   the process's own entries (/proc/self is resolved here, to /proc/<pid>, which exec keeps):
+   the driver and the C library write there (a thread's name), and another process's entries
+   of the same user (the test program's oom_score_adj, say) stay out of reach. */
+static const char *const default_writable[] = {"/dev/null", "/dev/zero", "/dev/shm",
+                                               "/proc/self", NULL};
 
 /* Adds a rule giving `path` (and what is beneath it) `rights`, as far as a file can have them.
    A missing path is skipped, and named in the note when `given` (the caller asked for it). */
