@@ -1,5 +1,6 @@
-// The hashing lab: your kernels. A GPU hash table with open addressing, built up in four steps:
-// linear probing with one thread a key, one CAS a pair, counted probes, cooperative probing.
+// The hashing lab: your kernels. A GPU hash table with open addressing, built up in five steps:
+// linear probing with one thread a key, one CAS a pair, counted probes, cooperative probing,
+// double hashing.
 //
 // This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
 // given, and the grader always takes it from the course, never from a submission:
@@ -16,6 +17,7 @@
 //   step 2  2-packed       hash_fmix32, hashing_step2_insert, hashing_step2_find
 //   step 3  3-counted      hashing_step3_insert, hashing_step3_find
 //   step 4  4-cooperative  hashing_step4_insert, hashing_step4_find
+//   step 5  5-double       hashing_step5_insert, hashing_step5_find
 #include <cuda_runtime.h>
 
 #include "gpulabs/check.h"
@@ -152,4 +154,38 @@ gl_status hashing_step4_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
   return gl_not_implemented(
       "hashing step 4 (4-cooperative): write the cooperative insert and find kernels, "
       "and launch them in hashing_step4_find (labs/hashing/hashing.cu)");
+}
+
+// =============================================================================================
+// Step 5: double hashing
+//
+// Step 4 walks to the next bucket, so the keys that share a home bucket and those of the
+// buckets after it pile up in one run (a cluster): at load 0.9 a miss walks through dozens of
+// full buckets. Walk instead with a stride of the key's own, from a second hash: bucket,
+// bucket + stride, bucket + 2 * stride, ... (modulo the number of buckets). Two keys of one home
+// bucket then part at once, and a miss ends at the first bucket with an empty slot, a few
+// buckets on, even at load 0.9.
+// - The stride: hash_fmix32(key ^ 0x9e3779b9u), masked to the number of buckets, with its
+//   lowest bit set. An odd stride and a power-of-two number of buckets share no factor, so the
+//   walk visits every bucket once in capacity / BUCKET_SLOTS steps (an even one would come back
+//   to its start early, and a table with room would look full).
+// - Everything else is step 4's: the tile, the ballots, the CAS, the full table.
+// =============================================================================================
+
+gl_status hashing_step5_insert(const uint32_t *d_keys, const uint32_t *d_values, size_t n,
+                               unsigned long long *d_table, size_t capacity,
+                               hashing_counters *d_counters) {
+  (void)d_keys, (void)d_values, (void)n, (void)d_table, (void)capacity, (void)d_counters;
+  return gl_not_implemented(
+      "hashing step 5 (5-double): walk step 4's buckets with a stride from a second hash, "
+      "in hashing_step5_insert (labs/hashing/hashing.cu)");
+}
+
+gl_status hashing_step5_find(const uint32_t *d_keys, uint32_t *d_values_out, size_t n,
+                             const unsigned long long *d_table, size_t capacity,
+                             hashing_counters *d_counters) {
+  (void)d_keys, (void)d_values_out, (void)n, (void)d_table, (void)capacity, (void)d_counters;
+  return gl_not_implemented(
+      "hashing step 5 (5-double): walk step 4's buckets with a stride from a second hash, "
+      "in hashing_step5_find (labs/hashing/hashing.cu)");
 }

@@ -32,12 +32,14 @@ typedef enum hashing_step {
   HASHING_STEP_PACKED = 2,     /* key and value in one 64-bit slot claimed by one CAS; murmur3's
                                   fmix32 hash; power-of-two capacity and a mask */
   HASHING_STEP_COUNTED = 3,    /* step 2 that counts its probes (hashing_stats) */
-  HASHING_STEP_COOPERATIVE = 4 /* a tile of 4 threads a key: one 32-byte bucket a load, a
-                                  ballot finds the key or an empty slot */
+  HASHING_STEP_COOPERATIVE = 4, /* a tile of 4 threads a key: one 32-byte bucket a load, a
+                                   ballot finds the key or an empty slot */
+  HASHING_STEP_DOUBLE = 5       /* step 4's buckets in the order of double hashing: a second
+                                   hash sets each key's stride, so no cluster forms */
 } hashing_step;
 
 #define HASHING_FIRST_STEP HASHING_STEP_LINEAR
-#define HASHING_LAST_STEP HASHING_STEP_COOPERATIVE
+#define HASHING_LAST_STEP HASHING_STEP_DOUBLE
 
 /* The reserved key (an empty slot), and what a find answers for an absent key. */
 #define HASHING_EMPTY_KEY 0xFFFFFFFFu
@@ -64,7 +66,7 @@ const char *hashing_step_name(hashing_step step);
  * at least 1 (step 1) or 4 slots. 0 for a bad argument or a capacity beyond the limit. */
 size_t hashing_capacity(hashing_step step, size_t n, double load_factor);
 
-/* Empties the table, makes it `capacity` slots (step 1: any capacity >= 1; steps 2-4: a power
+/* Empties the table, makes it `capacity` slots (step 1: any capacity >= 1; steps 2-5: a power
  * of two >= 4; at most HASHING_MAX_CAPACITY) and inserts the n pairs (d_keys[i],
  * d_values[i]) with `step`. Returns GL_ERR_SIZE when a key found no empty slot (the table is
  * full), GL_ERR_INVALID_ARGUMENT when a key is HASHING_EMPTY_KEY; the table's contents are

@@ -36,7 +36,7 @@ const int kWarmup = 2, kReps = 5;
 const double kGiveUp = 2.0;  // a step whose warm-ups take twice the best so far is not timed on
 
 const hashing_step kSteps[] = {HASHING_STEP_LINEAR, HASHING_STEP_PACKED, HASHING_STEP_COUNTED,
-                               HASHING_STEP_COOPERATIVE};
+                               HASHING_STEP_COOPERATIVE, HASHING_STEP_DOUBLE};
 
 std::string Ms(double ms) { return Printf("%.4f", ms); }
 

@@ -192,7 +192,7 @@ void CheckLarge(hashing_step step) {
 void CheckHighLoad(hashing_step step) {
   for (double load : {0.8, 0.95, 1.0}) {
     for (size_t n : gl::CapSizes({1000, 4096, 65536})) {
-      // Steps 2-4 round the capacity up to a power of two: size n to fill it as asked.
+      // Steps 2-5 round the capacity up to a power of two: size n to fill it as asked.
       const size_t capacity = hashing_capacity(step, n, 1.0);
       const size_t m = (size_t)(load * (double)capacity);
       CheckUnique(step, m, load, ((uint64_t)step << 40) ^ m ^ ((uint64_t)(load * 100) << 32),
@@ -224,7 +224,7 @@ void CheckDuplicates(hashing_step step, size_t n, size_t distinct, uint64_t labe
   EXPECT_TRUE(CheckAnswers(queries, got, Inserted(keys, values), where));
 }
 
-// A key whose home slot (steps 2-4: whose hash modulo capacity) is `home`: the j-th of them.
+// A key whose home slot (steps 2-5: whose hash modulo capacity) is `home`: the j-th of them.
 uint32_t KeyAtHome(hashing_step step, size_t capacity, size_t home, size_t j) {
   const uint32_t h = (uint32_t)(home + j * capacity);
   return step == HASHING_STEP_LINEAR ? h : hashing_ref_unfmix32(h);
@@ -327,6 +327,7 @@ HASHING_STEP_TESTS(HashingStep1, HASHING_STEP_LINEAR)
 HASHING_STEP_TESTS(HashingStep2, HASHING_STEP_PACKED)
 HASHING_STEP_TESTS(HashingStep3, HASHING_STEP_COUNTED)
 HASHING_STEP_TESTS(HashingStep4, HASHING_STEP_COOPERATIVE)
+HASHING_STEP_TESTS(HashingStep5, HASHING_STEP_DOUBLE)
 
 namespace {
 
@@ -393,6 +394,7 @@ TEST_F(HashingApi, NamesTheSteps) {
   EXPECT_STREQ(hashing_step_name(HASHING_STEP_PACKED), "2-packed");
   EXPECT_STREQ(hashing_step_name(HASHING_STEP_COUNTED), "3-counted");
   EXPECT_STREQ(hashing_step_name(HASHING_STEP_COOPERATIVE), "4-cooperative");
+  EXPECT_STREQ(hashing_step_name(HASHING_STEP_DOUBLE), "5-double");
   EXPECT_STREQ(hashing_step_name((hashing_step)0), "unknown");
 }
 
@@ -403,6 +405,7 @@ TEST_F(HashingApi, ChoosesCapacities) {
   EXPECT_EQ(hashing_capacity(HASHING_STEP_PACKED, 1000, 0.5), 2048u);
   EXPECT_EQ(hashing_capacity(HASHING_STEP_COOPERATIVE, 1024, 1.0), 1024u);
   EXPECT_EQ(hashing_capacity(HASHING_STEP_COOPERATIVE, 1, 1.0), 4u);
+  EXPECT_EQ(hashing_capacity(HASHING_STEP_DOUBLE, 1025, 1.0), 2048u);
   EXPECT_EQ(hashing_capacity(HASHING_STEP_PACKED, 1000, 0.0), 0u);
   EXPECT_EQ(hashing_capacity(HASHING_STEP_PACKED, 1000, 1.5), 0u);
   EXPECT_EQ(hashing_capacity((hashing_step)9, 1000, 0.5), 0u);
@@ -423,7 +426,7 @@ TEST_F(HashingApi, RejectsBadArguments) {
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT,
                    hashing_build((hashing_step)0, d.get(), d.get(), 4, 16, nullptr));
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT,
-                   hashing_find((hashing_step)5, d.get(), d.get(), 4, nullptr));
+                   hashing_find((hashing_step)6, d.get(), d.get(), 4, nullptr));
   // An empty table of any step needs no step code: the find checks follow.
   GL_EXPECT_OK(hashing_build(s, nullptr, nullptr, 0, 16, nullptr));
   GL_EXPECT_OK(hashing_find(s, nullptr, nullptr, 0, nullptr));

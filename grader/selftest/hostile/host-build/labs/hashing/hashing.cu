@@ -1,5 +1,6 @@
-// The hashing lab: your kernels. A GPU hash table with open addressing, built up in four steps:
-// linear probing with one thread a key, one CAS a pair, counted probes, cooperative probing.
+// The hashing lab: your kernels. A GPU hash table with open addressing, built up in five steps:
+// linear probing with one thread a key, one CAS a pair, counted probes, cooperative probing,
+// double hashing.
 //
 // This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
 // given, and the grader always takes it from the course, never from a submission:
@@ -16,6 +17,7 @@
 //   step 2  2-packed       hash_fmix32, hashing_step2_insert, hashing_step2_find
 //   step 3  3-counted      hashing_step3_insert, hashing_step3_find
 //   step 4  4-cooperative  hashing_step4_insert, hashing_step4_find
+//   step 5  5-double       hashing_step5_insert, hashing_step5_find
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
@@ -344,9 +346,16 @@ gl_status hashing_step3_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
 // - Give up after capacity / BUCKET_SLOTS buckets (full), as before.
 // =============================================================================================
 
+// The stride of a key's walk over the buckets: 1 here; step 5 (below) passes double_hashing = 1
+// and walks with a stride from a second hash, odd so that the walk visits every bucket.
+__device__ __forceinline__ size_t walk_stride(uint32_t key, size_t buckets, int double_hashing) {
+  if (!double_hashing) return 1;
+  return (hash_fmix32(key ^ 0x9e3779b9u) & (buckets - 1)) | 1;
+}
+
 __global__ void cooperative_insert(const uint32_t *keys, const uint32_t *values, size_t n,
                                    unsigned long long *table, size_t capacity,
-                                   hashing_counters *counters) {
+                                   hashing_counters *counters, int double_hashing) {
   const unsigned int lane = threadIdx.x & (WARP_SIZE - 1);
   const unsigned int rank = lane & (BUCKET_SLOTS - 1);
   const unsigned int tile_mask = ((1u << BUCKET_SLOTS) - 1) << (lane - rank);
@@ -356,6 +365,7 @@ __global__ void cooperative_insert(const uint32_t *keys, const uint32_t *values,
        i += tiles) {
     const uint32_t key = keys[i];
     const unsigned long long pair = pack_pair(key, values[i]);
+    const size_t stride = walk_stride(key, buckets, double_hashing);
     size_t bucket = hash_fmix32(key) & (buckets - 1);
     size_t seen = 0;
     while (seen < buckets) {
@@ -371,7 +381,7 @@ __global__ void cooperative_insert(const uint32_t *keys, const uint32_t *values,
         if (old == EMPTY_PAIR || pair_key(old) == key) break;
         continue; // lost the race for that slot: look at the same bucket again
       }
-      bucket = (bucket + 1) & (buckets - 1);
+      bucket = (bucket + stride) & (buckets - 1);
       ++seen;
     }
     if (seen == buckets && rank == 0) counters->full = 1;
@@ -379,7 +389,8 @@ __global__ void cooperative_insert(const uint32_t *keys, const uint32_t *values,
 }
 
 __global__ void cooperative_find(const uint32_t *keys, uint32_t *values_out, size_t n,
-                                 const unsigned long long *table, size_t capacity) {
+                                 const unsigned long long *table, size_t capacity,
+                                 int double_hashing) {
   const unsigned int lane = threadIdx.x & (WARP_SIZE - 1);
   const unsigned int rank = lane & (BUCKET_SLOTS - 1);
   const unsigned int tile_mask = ((1u << BUCKET_SLOTS) - 1) << (lane - rank);
@@ -388,6 +399,7 @@ __global__ void cooperative_find(const uint32_t *keys, uint32_t *values_out, siz
   for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / BUCKET_SLOTS; i < n;
        i += tiles) {
     const uint32_t key = keys[i];
+    const size_t stride = walk_stride(key, buckets, double_hashing);
     size_t bucket = hash_fmix32(key) & (buckets - 1);
     uint32_t value = HASHING_NOT_FOUND;
     for (size_t seen = 0; seen < buckets; ++seen) {
@@ -398,7 +410,7 @@ __global__ void cooperative_find(const uint32_t *keys, uint32_t *values_out, siz
         break;
       }
       if (__ballot_sync(tile_mask, there == EMPTY_PAIR) != 0) break;
-      bucket = (bucket + 1) & (buckets - 1);
+      bucket = (bucket + stride) & (buckets - 1);
     }
     if (rank == 0) values_out[i] = value;
   }
@@ -408,7 +420,7 @@ gl_status hashing_step4_insert(const uint32_t *d_keys, const uint32_t *d_values,
                                unsigned long long *d_table, size_t capacity,
                                hashing_counters *d_counters) {
   cooperative_insert<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values, n, d_table,
-                                                              capacity, d_counters);
+                                                              capacity, d_counters, 0);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
@@ -418,7 +430,42 @@ gl_status hashing_step4_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
                              hashing_counters *d_counters) {
   (void)d_counters;
   cooperative_find<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values_out, n, d_table,
-                                                            capacity);
+                                                            capacity, 0);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
+// =============================================================================================
+// Step 5: double hashing
+//
+// Step 4 walks to the next bucket, so the keys that share a home bucket and those of the
+// buckets after it pile up in one run (a cluster): at load 0.9 a miss walks through dozens of
+// full buckets. Walk instead with a stride of the key's own, from a second hash: bucket,
+// bucket + stride, bucket + 2 * stride, ... (modulo the number of buckets). Two keys of one home
+// bucket then part at once, and a miss ends at the first bucket with an empty slot, a few
+// buckets on, even at load 0.9.
+// - The stride: hash_fmix32(key ^ 0x9e3779b9u), masked to the number of buckets, with its
+//   lowest bit set. An odd stride and a power-of-two number of buckets share no factor, so the
+//   walk visits every bucket once in capacity / BUCKET_SLOTS steps (an even one would come back
+//   to its start early, and a table with room would look full).
+// - Everything else is step 4's: the tile, the ballots, the CAS, the full table.
+// =============================================================================================
+
+gl_status hashing_step5_insert(const uint32_t *d_keys, const uint32_t *d_values, size_t n,
+                               unsigned long long *d_table, size_t capacity,
+                               hashing_counters *d_counters) {
+  cooperative_insert<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values, n, d_table,
+                                                              capacity, d_counters, 1);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
+gl_status hashing_step5_find(const uint32_t *d_keys, uint32_t *d_values_out, size_t n,
+                             const unsigned long long *d_table, size_t capacity,
+                             hashing_counters *d_counters) {
+  (void)d_counters;
+  cooperative_find<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values_out, n, d_table,
+                                                            capacity, 1);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
