@@ -146,6 +146,20 @@ TEST_F(WorkerHostile, AForgedVerdictAndExitFailTheCall) {
   EXPECT_FALSE(SomeLineStartsWith(out, "GPULABS_METRIC")) << out;
 }
 
+// The mailbox is the worker's memory too: an answer it shows before it has read the call (the
+// last one again) must not end the call, which a timed call would take for a fast one.
+TEST_F(WorkerHostile, AnAnswerWrittenAheadFailsTheCall) {
+  setenv("GPULABS_HOSTILE", "answer-ahead", 1);
+  gl_worker_stop();
+  EXPECT_EQ(reduce_sum_int(REDUCE_STEP_INTERLEAVED_DIVERGENT, nullptr, 0, 0, nullptr), GL_OK)
+      << gl_last_error();
+  EXPECT_EQ(reduce_sum_int(REDUCE_STEP_INTERLEAVED_DIVERGENT, nullptr, 0, 0, nullptr),
+            GL_ERR_WORKER);
+  EXPECT_NE(std::string(gl_last_error()).find("answered before it had read the call"),
+            std::string::npos) << gl_last_error();
+  gl_worker_stop();
+}
+
 TEST_F(WorkerHostile, FileWritesAreRefused) {
   EXPECT_NE(Attack("write-file"), GL_OK) << "the worker wrote " << file_;
   EXPECT_FALSE(FileWritten());

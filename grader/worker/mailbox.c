@@ -51,6 +51,7 @@ int gl_mailbox_send(gl_mailbox_slot *slot, int sock, const gl_wire *w) {
   memcpy(slot->data, w->data, w->size);
   slot->size = (uint32_t)w->size;
   slot->nfds = (uint32_t)w->nfds;
+  slot->call = w->call;
   __atomic_add_fetch(&slot->seq, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&slot->sleeping, __ATOMIC_SEQ_CST)) wake(&slot->seq);
   return 0;
@@ -62,6 +63,7 @@ int gl_mailbox_take(gl_mailbox_slot *slot, uint32_t *seen, int sock, gl_wire *w)
   *seen = seq;
   gl_wire_reset(w);
   uint32_t size = slot->size, nfds = slot->nfds;
+  w->call = slot->call;
   if (size > GL_WIRE_MAX || nfds > GL_WIRE_MAX_FDS) return -1;
   memcpy(w->data, slot->data, size); /* copied once: the other side may change the slot */
   w->size = size;

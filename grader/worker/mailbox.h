@@ -22,6 +22,7 @@ typedef struct gl_mailbox_slot {
   volatile uint32_t sleeping; /* the reader waits on seq in the kernel: wake it */
   volatile uint32_t size;
   volatile uint32_t nfds;     /* descriptors sent on the socket with this message */
+  volatile uint64_t call;     /* the message's gl_wire.call */
   unsigned char data[GL_WIRE_MAX];
 } gl_mailbox_slot;
 

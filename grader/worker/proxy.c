@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -196,6 +197,28 @@ static void stop_worker(const char *why) {
   }
   drain_all(1);
   if (why != NULL && g.failure[0] == '\0') snprintf(g.failure, sizeof g.failure, "%s", why);
+}
+
+/* A call's number: random, so that the worker cannot answer a call before it has read it (the
+ * mailbox is its memory too: a reply written ahead would end the next timed call at once). Drawn
+ * in batches, outside no interval in particular: a draw costs less than a microsecond. */
+static uint64_t next_call_number(void) {
+  static uint64_t batch[64];
+  static size_t left = 0;
+  if (left == 0) {
+    ssize_t got = getrandom(batch, sizeof batch, 0);
+    if (got != (ssize_t)sizeof batch) { /* no getrandom: still never 0, never repeated here */
+      static uint64_t counter = 0;
+      struct timespec ts;
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      for (size_t i = 0; i < 64; ++i) {
+        batch[i] = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ (++counter << 40);
+      }
+    }
+    left = 64;
+  }
+  uint64_t number = batch[--left];
+  return number != 0 ? number : 1;
 }
 
 /* Waits for the worker's answer in the mailbox: spins first (a short call then costs no
@@ -531,6 +554,7 @@ gl_status gl_call_finish(gl_call *c) {
     if (err == cudaErrorNoDevice) cudaGetLastError();
   }
   g.primed = 0;
+  c->request.call = next_call_number();
   const double t_send = now_us();
   if (gl_mailbox_send(&g.box->request, g.sock, &c->request) != 0) {
     char why[256];
@@ -542,6 +566,14 @@ gl_status gl_call_finish(gl_call *c) {
   gl_wire *r = &c->reply;
   if (!await_reply(r, during)) return gl_fail(GL_ERR_WORKER, "%s", g.failure);
   const double t_reply = now_us();
+  if (r->call != c->request.call) {
+    char why[300];
+    snprintf(why, sizeof why, "the lab worker broke the protocol during %s: it answered before "
+             "it had read the call (an answer written ahead)", during);
+    gl_wire_close_fds(r);
+    stop_worker(why);
+    return gl_fail(GL_ERR_WORKER, "%s", g.failure);
+  }
   gl_wire_close_fds(r); /* the worker sends none */
   /* While timing, the output waits for the next untimed call (or the worker's end): two reads
    * of empty pipes would otherwise sit in every timed interval. */

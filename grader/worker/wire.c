@@ -12,6 +12,7 @@ void gl_wire_reset(gl_wire *w) {
   w->pos = 0;
   w->bad = 0;
   w->nfds = 0;
+  w->call = 0;
 }
 
 void gl_wire_put(gl_wire *w, const void *bytes, size_t n) {

@@ -25,6 +25,7 @@ typedef struct gl_wire {
   int bad;     /* a read past the end or a write past GL_WIRE_MAX happened */
   int fds[GL_WIRE_MAX_FDS];
   int nfds;
+  uint64_t call; /* the call a message belongs to: a request's number, which its answer repeats */
 } gl_wire;
 
 void gl_wire_reset(gl_wire *w);

@@ -334,6 +334,7 @@ int main(void) {
     fflush(stderr);
 
     gl_wire_reset(&reply);
+    reply.call = request.call; /* the answer names its call: see the proxy's check */
     gl_wire_put_u32(&reply, GL_WIRE_REPLY);
     gl_wire_put_u32(&reply, (uint32_t)status);
     gl_wire_put_u32(&reply, (uint32_t)err);

@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include "reduction.h"
+#include "worker/mailbox.h"
 
 extern char **environ;
 
@@ -213,6 +214,34 @@ static gl_status forge_handles(void) {
                                      forged_tried);
 }
 
+/* The worker's mailbox, as a submission finds it: the shared mapping of its memory file. */
+static gl_mailbox *find_mailbox(void) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  if (maps == NULL) return NULL;
+  char line[512];
+  unsigned long start = 0;
+  while (start == 0 && fgets(line, sizeof line, maps) != NULL) {
+    if (strstr(line, "gpulabs-worker-mailbox") != NULL) start = strtoul(line, NULL, 16);
+  }
+  fclose(maps);
+  return (gl_mailbox *)start;
+}
+
+/* The first call answers; the second makes the mailbox show the first's answer again before it
+ * starts, as an answer to the call just sent (a timed call would end at once), then does its
+ * work. GL_OK when the test program took it. */
+static gl_status answer_ahead(void) {
+  static int calls = 0;
+  if (calls++ == 0) return GL_OK;
+  gl_mailbox *box = find_mailbox();
+  if (box == NULL) return gl_fail(GL_ERR_INVALID_ARGUMENT, "answer-ahead: no mailbox found");
+  __atomic_add_fetch(&box->reply.seq, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, (uint32_t *)&box->reply.seq, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+  struct timespec pause = {0, 300000000};
+  nanosleep(&pause, NULL);
+  return GL_OK;
+}
+
 static gl_status refused(const char *what) {
   return gl_fail(GL_ERR_INVALID_ARGUMENT, "%s refused: %s", what, strerror(errno));
 }
@@ -248,6 +277,7 @@ gl_status reduce_sum_int(reduce_step step, const int *d_in, size_t n, int block_
     fflush(stdout);
     _exit(0);
   }
+  if (strcmp(a, "answer-ahead") == 0) return answer_ahead();
   if (strcmp(a, "write-file") == 0) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return refused("open(O_CREAT)");
