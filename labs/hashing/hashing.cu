@@ -1,6 +1,6 @@
 // The hashing lab: your kernels. A GPU hash table with open addressing, built up in five steps:
 // linear probing with one thread a key, one CAS a pair, counted probes, cooperative probing,
-// double hashing.
+// double hashing; and a bonus step, counting by key.
 //
 // This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
 // given, and the grader always takes it from the course, never from a submission:
@@ -18,6 +18,7 @@
 //   step 3  3-counted      hashing_step3_insert, hashing_step3_find
 //   step 4  4-cooperative  hashing_step4_insert, hashing_step4_find
 //   step 5  5-double       hashing_step5_insert, hashing_step5_find
+//   step 6  6-count        hashing_step6_insert, hashing_step6_find    (bonus)
 #include <cuda_runtime.h>
 
 #include "gpulabs/check.h"
@@ -188,4 +189,33 @@ gl_status hashing_step5_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
   return gl_not_implemented(
       "hashing step 5 (5-double): walk step 4's buckets with a stride from a second hash, "
       "in hashing_step5_find (labs/hashing/hashing.cu)");
+}
+
+// =============================================================================================
+// Step 6 (bonus): counting by key
+//
+// Insert-or-add: a key's value becomes the sum of the values it was inserted with (modulo 2^32;
+// with values of 1, how many times it came). Walk as in step 5; a new key claims its slot with
+// pack_pair(key, 0), and then, whether the key was new or found, one lane adds the value to the
+// slot's value half: atomicAdd on the 64-bit slot of (unsigned long long)value << 32 (what
+// carries out of the top half is dropped, which is the modulo). The find is step 5's.
+// - Claim with 0, not with the value: every insert then adds exactly once, the first included.
+// =============================================================================================
+
+gl_status hashing_step6_insert(const uint32_t *d_keys, const uint32_t *d_values, size_t n,
+                               unsigned long long *d_table, size_t capacity,
+                               hashing_counters *d_counters) {
+  (void)d_keys, (void)d_values, (void)n, (void)d_table, (void)capacity, (void)d_counters;
+  return gl_not_implemented(
+      "hashing step 6 (6-count): add each value to its key's entry, in hashing_step6_insert "
+      "(labs/hashing/hashing.cu)");
+}
+
+gl_status hashing_step6_find(const uint32_t *d_keys, uint32_t *d_values_out, size_t n,
+                             const unsigned long long *d_table, size_t capacity,
+                             hashing_counters *d_counters) {
+  (void)d_keys, (void)d_values_out, (void)n, (void)d_table, (void)capacity, (void)d_counters;
+  return gl_not_implemented(
+      "hashing step 6 (6-count): its find is step 5's, called from hashing_step6_find "
+      "(labs/hashing/hashing.cu)");
 }

@@ -10,7 +10,8 @@
  *
  * One key is reserved: HASHING_EMPTY_KEY marks an empty slot and cannot be inserted. A key
  * inserted several times keeps one entry, whose value is one of the values it was inserted
- * with (which one is not specified: the threads race for it). A find of an absent key answers
+ * with (which one is not specified: the threads race for it); step 6's is their sum, modulo
+ * 2^32. A find of an absent key answers
  * HASHING_NOT_FOUND (so a value equal to it cannot be told from "absent").
  */
 #ifndef GPULABS_LAB_HASHING_H
@@ -34,12 +35,14 @@ typedef enum hashing_step {
   HASHING_STEP_COUNTED = 3,    /* step 2 that counts its probes (hashing_stats) */
   HASHING_STEP_COOPERATIVE = 4, /* a tile of 4 threads a key: one 32-byte bucket a load, a
                                    ballot finds the key or an empty slot */
-  HASHING_STEP_DOUBLE = 5       /* step 4's buckets in the order of double hashing: a second
+  HASHING_STEP_DOUBLE = 5,      /* step 4's buckets in the order of double hashing: a second
                                    hash sets each key's stride, so no cluster forms */
+  HASHING_STEP_COUNT = 6        /* bonus: insert-or-add, step 5's table that sums the values of
+                                   each key (a count by key when every value is 1) */
 } hashing_step;
 
 #define HASHING_FIRST_STEP HASHING_STEP_LINEAR
-#define HASHING_LAST_STEP HASHING_STEP_DOUBLE
+#define HASHING_LAST_STEP HASHING_STEP_COUNT
 
 /* The reserved key (an empty slot), and what a find answers for an absent key. */
 #define HASHING_EMPTY_KEY 0xFFFFFFFFu
@@ -66,7 +69,7 @@ const char *hashing_step_name(hashing_step step);
  * at least 1 (step 1) or 4 slots. 0 for a bad argument or a capacity beyond the limit. */
 size_t hashing_capacity(hashing_step step, size_t n, double load_factor);
 
-/* Empties the table, makes it `capacity` slots (step 1: any capacity >= 1; steps 2-5: a power
+/* Empties the table, makes it `capacity` slots (step 1: any capacity >= 1; steps 2-6: a power
  * of two >= 4; at most HASHING_MAX_CAPACITY) and inserts the n pairs (d_keys[i],
  * d_values[i]) with `step`. Returns GL_ERR_SIZE when a key found no empty slot (the table is
  * full), GL_ERR_INVALID_ARGUMENT when a key is HASHING_EMPTY_KEY; the table's contents are

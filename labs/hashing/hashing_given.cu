@@ -18,6 +18,7 @@ const char *hashing_step_name(hashing_step step) {
     case HASHING_STEP_COUNTED: return "3-counted";
     case HASHING_STEP_COOPERATIVE: return "4-cooperative";
     case HASHING_STEP_DOUBLE: return "5-double";
+    case HASHING_STEP_COUNT: return "6-count";
   }
   return "unknown";
 }
@@ -168,6 +169,9 @@ gl_status hashing_build(hashing_step step, const uint32_t *d_keys, const uint32_
       case HASHING_STEP_DOUBLE:
         status = hashing_step5_insert(d_keys, d_values, n, slots, capacity, counters);
         break;
+      case HASHING_STEP_COUNT:
+        status = hashing_step6_insert(d_keys, d_values, n, slots, capacity, counters);
+        break;
     }
     if (status != GL_OK) return status;
   }
@@ -240,6 +244,9 @@ gl_status hashing_find(hashing_step step, const uint32_t *d_keys, uint32_t *d_va
       break;
     case HASHING_STEP_DOUBLE:
       status = hashing_step5_find(d_keys, d_values_out, n, slots, capacity, counters);
+      break;
+    case HASHING_STEP_COUNT:
+      status = hashing_step6_find(d_keys, d_values_out, n, slots, capacity, counters);
       break;
   }
   if (status != GL_OK || stats == NULL) return status;

@@ -8,7 +8,7 @@
 // hashing_given.cu checks the arguments, empties the table and the counters, and calls the
 // step's function. So every function here is handed: n in [1, HASHING_MAX_N]; d_keys,
 // d_values / d_values_out not NULL; a table of `capacity` slots (step 1: any capacity >= 1;
-// steps 2-5: a power of two >= BUCKET_SLOTS); d_counters, zero before a build or a find. Each
+// steps 2-6: a power of two >= BUCKET_SLOTS); d_counters, zero before a build or a find. Each
 // returns GL_OK after launching its kernels on the default stream (no need to wait for them),
 // or the failure of a launch (LAB_CHECK_LAUNCH). Probe at most `capacity` slots a key: a key
 // that finds no empty slot in all of them sets d_counters->full and gives up (never loop
@@ -26,15 +26,15 @@
 #define WARP_SIZE 32
 #define FULL_MASK 0xffffffffu // every lane of a warp, for the *_sync warp functions
 
-// Steps 4 and 5: a bucket is BUCKET_SLOTS consecutive 8-byte slots (32 bytes, one sector), probed by a
+// Steps 4-6: a bucket is BUCKET_SLOTS consecutive 8-byte slots (32 bytes, one sector), probed by a
 // tile of BUCKET_SLOTS consecutive lanes of a warp, lane r of the tile looking at slot r.
 #define BUCKET_SLOTS 4
 
-// The empty slot of steps 2-5: both halves HASHING_EMPTY_KEY (the given code fills the table
+// The empty slot of steps 2-6: both halves HASHING_EMPTY_KEY (the given code fills the table
 // with 0xff bytes, which also makes every slot of step 1 empty).
 #define EMPTY_PAIR 0xffffffffffffffffull
 
-// Steps 2-5 keep a pair in one 64-bit slot: the key in the low half, the value in the high.
+// Steps 2-6 keep a pair in one 64-bit slot: the key in the low half, the value in the high.
 static __host__ __device__ inline unsigned long long pack_pair(uint32_t key, uint32_t value) {
   return ((unsigned long long)value << 32) | key;
 }
@@ -98,6 +98,16 @@ gl_status hashing_step5_insert(const uint32_t *d_keys, const uint32_t *d_values,
                                unsigned long long *d_table, size_t capacity,
                                hashing_counters *d_counters);
 gl_status hashing_step5_find(const uint32_t *d_keys, uint32_t *d_values_out, size_t n,
+                             const unsigned long long *d_table, size_t capacity,
+                             hashing_counters *d_counters);
+
+// Step 6 (bonus): step 5's table and walk; an insert adds its value to the key's entry (which
+// it makes with the value 0 when the key is new), so a key's value is the sum of its values
+// modulo 2^32. Its find is step 5's.
+gl_status hashing_step6_insert(const uint32_t *d_keys, const uint32_t *d_values, size_t n,
+                               unsigned long long *d_table, size_t capacity,
+                               hashing_counters *d_counters);
+gl_status hashing_step6_find(const uint32_t *d_keys, uint32_t *d_values_out, size_t n,
                              const unsigned long long *d_table, size_t capacity,
                              hashing_counters *d_counters);
 

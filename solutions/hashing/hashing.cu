@@ -1,6 +1,6 @@
 // The hashing lab: your kernels. A GPU hash table with open addressing, built up in five steps:
 // linear probing with one thread a key, one CAS a pair, counted probes, cooperative probing,
-// double hashing.
+// double hashing; and a bonus step, counting by key.
 //
 // This file is yours: the exercises, step by step, and nothing else. The rest of the lab is
 // given, and the grader always takes it from the course, never from a submission:
@@ -18,6 +18,7 @@
 //   step 3  3-counted      hashing_step3_insert, hashing_step3_find
 //   step 4  4-cooperative  hashing_step4_insert, hashing_step4_find
 //   step 5  5-double       hashing_step5_insert, hashing_step5_find
+//   step 6  6-count        hashing_step6_insert, hashing_step6_find    (bonus)
 #include <cuda_runtime.h>
 
 #include "gpulabs/check.h"
@@ -313,7 +314,8 @@ __device__ __forceinline__ size_t walk_stride(uint32_t key, size_t buckets, int 
 
 __global__ void cooperative_insert(const uint32_t *keys, const uint32_t *values, size_t n,
                                    unsigned long long *table, size_t capacity,
-                                   hashing_counters *counters, int double_hashing) {
+                                   hashing_counters *counters, int double_hashing,
+                                   int add_values) {
   const unsigned int lane = threadIdx.x & (WARP_SIZE - 1);
   const unsigned int rank = lane & (BUCKET_SLOTS - 1);
   const unsigned int tile_mask = ((1u << BUCKET_SLOTS) - 1) << (lane - rank);
@@ -322,21 +324,29 @@ __global__ void cooperative_insert(const uint32_t *keys, const uint32_t *values,
   for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / BUCKET_SLOTS; i < n;
        i += tiles) {
     const uint32_t key = keys[i];
-    const unsigned long long pair = pack_pair(key, values[i]);
+    const unsigned long long pair = pack_pair(key, add_values ? 0 : values[i]);
+    const unsigned long long addend = (unsigned long long)values[i] << 32; // step 6's
     const size_t stride = walk_stride(key, buckets, double_hashing);
     size_t bucket = hash_fmix32(key) & (buckets - 1);
     size_t seen = 0;
     while (seen < buckets) {
       unsigned long long *slot = &table[bucket * BUCKET_SLOTS + rank];
       const unsigned long long there = *slot;
-      if (__ballot_sync(tile_mask, pair_key(there) == key) != 0) break;
+      const unsigned int hit = __ballot_sync(tile_mask, pair_key(there) == key);
+      if (hit != 0) {
+        if (add_values && lane == (unsigned int)__ffs(hit) - 1) atomicAdd(slot, addend);
+        break;
+      }
       const unsigned int empty = __ballot_sync(tile_mask, there == EMPTY_PAIR);
       if (empty != 0) {
         const unsigned int leader = __ffs(empty) - 1;
         unsigned long long old = 0;
         if (lane == leader) old = atomicCAS(slot, EMPTY_PAIR, pair);
         old = __shfl_sync(tile_mask, old, leader);
-        if (old == EMPTY_PAIR || pair_key(old) == key) break;
+        if (old == EMPTY_PAIR || pair_key(old) == key) {
+          if (add_values && lane == leader) atomicAdd(slot, addend);
+          break;
+        }
         continue; // lost the race for that slot: look at the same bucket again
       }
       bucket = (bucket + stride) & (buckets - 1);
@@ -378,7 +388,7 @@ gl_status hashing_step4_insert(const uint32_t *d_keys, const uint32_t *d_values,
                                unsigned long long *d_table, size_t capacity,
                                hashing_counters *d_counters) {
   cooperative_insert<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values, n, d_table,
-                                                              capacity, d_counters, 0);
+                                                              capacity, d_counters, 0, 0);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
@@ -413,7 +423,7 @@ gl_status hashing_step5_insert(const uint32_t *d_keys, const uint32_t *d_values,
                                unsigned long long *d_table, size_t capacity,
                                hashing_counters *d_counters) {
   cooperative_insert<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values, n, d_table,
-                                                              capacity, d_counters, 1);
+                                                              capacity, d_counters, 1, 0);
   LAB_CHECK_LAUNCH();
   return GL_OK;
 }
@@ -426,4 +436,30 @@ gl_status hashing_step5_find(const uint32_t *d_keys, uint32_t *d_values_out, siz
                                                             capacity, 1);
   LAB_CHECK_LAUNCH();
   return GL_OK;
+}
+
+// =============================================================================================
+// Step 6 (bonus): counting by key
+//
+// Insert-or-add: a key's value becomes the sum of the values it was inserted with (modulo 2^32;
+// with values of 1, how many times it came). Walk as in step 5; a new key claims its slot with
+// pack_pair(key, 0), and then, whether the key was new or found, one lane adds the value to the
+// slot's value half: atomicAdd on the 64-bit slot of (unsigned long long)value << 32 (what
+// carries out of the top half is dropped, which is the modulo). The find is step 5's.
+// - Claim with 0, not with the value: every insert then adds exactly once, the first included.
+// =============================================================================================
+
+gl_status hashing_step6_insert(const uint32_t *d_keys, const uint32_t *d_values, size_t n,
+                               unsigned long long *d_table, size_t capacity,
+                               hashing_counters *d_counters) {
+  cooperative_insert<<<blocks_for(n * BUCKET_SLOTS), BLOCK>>>(d_keys, d_values, n, d_table,
+                                                              capacity, d_counters, 1, 1);
+  LAB_CHECK_LAUNCH();
+  return GL_OK;
+}
+
+gl_status hashing_step6_find(const uint32_t *d_keys, uint32_t *d_values_out, size_t n,
+                             const unsigned long long *d_table, size_t capacity,
+                             hashing_counters *d_counters) {
+  return hashing_step5_find(d_keys, d_values_out, n, d_table, capacity, d_counters);
 }

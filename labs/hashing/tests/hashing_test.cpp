@@ -112,8 +112,9 @@ gl_status Build(hashing_step step, const std::vector<uint32_t> &keys,
   return ::testing::AssertionSuccess();
 }
 
-// Checks finds against what was inserted: a present key answers one of the values it was
-// inserted with, the same one every time it is asked; an absent key HASHING_NOT_FOUND.
+// Checks finds against what was inserted: a present key answers one of the values it may answer
+// (Inserted: one it was inserted with, or step 6's sum), the same one every time it is asked; an
+// absent key HASHING_NOT_FOUND.
 ::testing::AssertionResult CheckAnswers(
     const std::vector<uint32_t> &queries, const std::vector<uint32_t> &got,
     const std::unordered_map<uint32_t, std::unordered_set<uint32_t>> &inserted,
@@ -134,7 +135,8 @@ gl_status Build(hashing_step step, const std::vector<uint32_t> &keys,
     if (it->second.count(got[i]) == 0) {
       return ::testing::AssertionFailure()
              << "first mismatch at index " << i << ": key " << Hex(key) << " answered "
-             << Hex(got[i]) << ", which is not a value it was inserted with"
+             << Hex(got[i]) << ", which is not a value it was inserted with (step 6: not their "
+             << "sum)"
              << (got[i] == HASHING_NOT_FOUND ? " (HASHING_NOT_FOUND: the key was lost)" : "")
              << "; " << where;
     }
@@ -148,10 +150,18 @@ gl_status Build(hashing_step step, const std::vector<uint32_t> &keys,
   return ::testing::AssertionSuccess();
 }
 
+// What each inserted key may answer: any value it was inserted with, or for step 6 (counting
+// by key) only the sum of them, modulo 2^32.
 std::unordered_map<uint32_t, std::unordered_set<uint32_t>> Inserted(
-    const std::vector<uint32_t> &keys, const std::vector<uint32_t> &values) {
+    hashing_step step, const std::vector<uint32_t> &keys, const std::vector<uint32_t> &values) {
   std::unordered_map<uint32_t, std::unordered_set<uint32_t>> map;
   map.reserve(keys.size());
+  if (step == HASHING_STEP_COUNT) {
+    std::unordered_map<uint32_t, uint32_t> sums;
+    for (size_t i = 0; i < keys.size(); ++i) sums[keys[i]] += values[i];
+    for (const auto &kv : sums) map[kv.first].insert(kv.second);
+    return map;
+  }
   for (size_t i = 0; i < keys.size(); ++i) map[keys[i]].insert(values[i]);
   return map;
 }
@@ -173,7 +183,7 @@ void CheckUnique(hashing_step step, size_t n, double load_factor, uint64_t label
   queries.insert(queries.end(), absent.begin(), absent.end());
   std::vector<uint32_t> got;
   ASSERT_TRUE(Find(step, queries, &got));
-  EXPECT_TRUE(CheckAnswers(queries, got, Inserted(keys, values), where));
+  EXPECT_TRUE(CheckAnswers(queries, got, Inserted(step, keys, values), where));
 }
 
 void CheckSizes(hashing_step step) {
@@ -192,7 +202,7 @@ void CheckLarge(hashing_step step) {
 void CheckHighLoad(hashing_step step) {
   for (double load : {0.8, 0.95, 1.0}) {
     for (size_t n : gl::CapSizes({1000, 4096, 65536})) {
-      // Steps 2-5 round the capacity up to a power of two: size n to fill it as asked.
+      // Steps 2-6 round the capacity up to a power of two: size n to fill it as asked.
       const size_t capacity = hashing_capacity(step, n, 1.0);
       const size_t m = (size_t)(load * (double)capacity);
       CheckUnique(step, m, load, ((uint64_t)step << 40) ^ m ^ ((uint64_t)(load * 100) << 32),
@@ -221,10 +231,10 @@ void CheckDuplicates(hashing_step step, size_t n, size_t distinct, uint64_t labe
   queries.insert(queries.end(), absent.begin(), absent.end());
   std::vector<uint32_t> got;
   ASSERT_TRUE(Find(step, queries, &got));
-  EXPECT_TRUE(CheckAnswers(queries, got, Inserted(keys, values), where));
+  EXPECT_TRUE(CheckAnswers(queries, got, Inserted(step, keys, values), where));
 }
 
-// A key whose home slot (steps 2-5: whose hash modulo capacity) is `home`: the j-th of them.
+// A key whose home slot (steps 2-6: whose hash modulo capacity) is `home`: the j-th of them.
 uint32_t KeyAtHome(hashing_step step, size_t capacity, size_t home, size_t j) {
   const uint32_t h = (uint32_t)(home + j * capacity);
   return step == HASHING_STEP_LINEAR ? h : hashing_ref_unfmix32(h);
@@ -251,7 +261,7 @@ void CheckCollisions(hashing_step step, size_t capacity, size_t count, uint64_t 
   }
   std::vector<uint32_t> got;
   ASSERT_TRUE(Find(step, queries, &got));
-  EXPECT_TRUE(CheckAnswers(queries, got, Inserted(keys, values), where));
+  EXPECT_TRUE(CheckAnswers(queries, got, Inserted(step, keys, values), where));
 }
 
 // More distinct keys than slots: an error that says the table is full, never a hang; and a
@@ -328,6 +338,7 @@ HASHING_STEP_TESTS(HashingStep2, HASHING_STEP_PACKED)
 HASHING_STEP_TESTS(HashingStep3, HASHING_STEP_COUNTED)
 HASHING_STEP_TESTS(HashingStep4, HASHING_STEP_COOPERATIVE)
 HASHING_STEP_TESTS(HashingStep5, HASHING_STEP_DOUBLE)
+HASHING_STEP_TESTS(HashingStep6, HASHING_STEP_COUNT)
 
 namespace {
 
@@ -395,6 +406,7 @@ TEST_F(HashingApi, NamesTheSteps) {
   EXPECT_STREQ(hashing_step_name(HASHING_STEP_COUNTED), "3-counted");
   EXPECT_STREQ(hashing_step_name(HASHING_STEP_COOPERATIVE), "4-cooperative");
   EXPECT_STREQ(hashing_step_name(HASHING_STEP_DOUBLE), "5-double");
+  EXPECT_STREQ(hashing_step_name(HASHING_STEP_COUNT), "6-count");
   EXPECT_STREQ(hashing_step_name((hashing_step)0), "unknown");
 }
 
@@ -426,7 +438,7 @@ TEST_F(HashingApi, RejectsBadArguments) {
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT,
                    hashing_build((hashing_step)0, d.get(), d.get(), 4, 16, nullptr));
   GL_EXPECT_STATUS(GL_ERR_INVALID_ARGUMENT,
-                   hashing_find((hashing_step)6, d.get(), d.get(), 4, nullptr));
+                   hashing_find((hashing_step)7, d.get(), d.get(), 4, nullptr));
   // An empty table of any step needs no step code: the find checks follow.
   GL_EXPECT_OK(hashing_build(s, nullptr, nullptr, 0, 16, nullptr));
   GL_EXPECT_OK(hashing_find(s, nullptr, nullptr, 0, nullptr));
