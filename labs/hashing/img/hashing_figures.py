@@ -20,7 +20,7 @@ IMG = os.path.dirname(os.path.abspath(__file__))
 CSV = os.path.join(IMG, "..", "results", "hashing-h200.csv")
 FONT = "font-family='DejaVu Sans, Helvetica, Arial, sans-serif'"
 STEP_COLORS = {"1-linear": "#9e9e9e", "2-packed": "#1f77b4", "3-counted": "#bcbd22",
-               "4-cooperative": "#ff7f0e", "5-double": "#2ca02c"}
+               "4-cooperative": "#ff7f0e", "5-double": "#2ca02c", "6-count": "#9467bd"}
 LOADS = ["0.50", "0.80", "0.90", "0.95"]
 
 
@@ -92,7 +92,7 @@ def draw_load(rate, run):
 
 def draw_ladder(rate, run):
     steps = list(STEP_COLORS)
-    left, top, w, h = 70, 50, 700, 240
+    left, top, w, h = 70, 50, 720, 240
     items = [text(420, 22, "Every step at load 0.5, as a share of its limit (%s)" % run, 14)]
     y_of = lambda share: top + h - share * h
     for share in (0, 0.25, 0.5, 0.75, 1.0):
