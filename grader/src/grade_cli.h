@@ -1,10 +1,9 @@
-/* The grade command's options, split by mode (grader/src/main.c reads the command line and
- * hands each option to the parser of the mode it belongs to):
+/* The grade command's options on the one-tree side, split by mode (main.c reads the command
+ * line and hands each option to the parser of the mode it belongs to):
  *   - the options every grade shares (--out, --build-dir, --work-dir, --course, --lab, --jobs,
  *     --cmake-arg, --quiet), read once whatever the mode: grade_cli.c;
  *   - grading one tree, the course's own labs or one submission (an operand): one_cli.c;
- *   - the student release (--export-release): export_cli.c;
- *   - a class's batch and the merge of its shards: class/class_cli.h.
+ *   - the student release (--export-release): export_cli.c.
  * Each mode's options are a table of getopt_long entries with codes of their own, so the
  * reader can tell whose an option is. A parser returns -1 to go on, or the exit status (2 for
  * bad usage, after saying why on stderr). */
@@ -20,8 +19,8 @@
 extern "C" {
 #endif
 
-/* The codes of the shared options and of --export-release; other modes' tables take theirs
- * from 0x200 on (class/class_cli.h). */
+/* The codes of the shared options and of --export-release; the modes built over this side take
+ * theirs from 0x200 on. */
 enum {
   CLI_OUT = 0x100,
   CLI_BUILD_DIR,

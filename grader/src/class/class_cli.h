@@ -1,6 +1,6 @@
-/* The class's modes of the grade command (grade_cli.h has the shared options and how the
- * command line is read): a batch, --batch DIR with --shard K/N and --gpus (batch_cli.c), and
- * the merge of a batch's shards, --merge OUT SHARD_OUT... (merge_cli.c). */
+/* The class's modes of the grade command (main.c reads the command line; grade_cli.h has the
+ * options every grade shares): a batch, --batch DIR with --shard K/N and --gpus (batch_cli.c),
+ * and the merge of a batch's shards, --merge OUT SHARD_OUT... (merge_cli.c). */
 #ifndef GRADE_CLASS_CLI_H
 #define GRADE_CLASS_CLI_H
 
