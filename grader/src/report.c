@@ -111,6 +111,10 @@ void lab_not_graded(lab_result *lab, char *note) {
   lab_fail_items(lab, note, "The grader could not grade this lab, so none of its tests counted.\n");
 }
 
+void audit_apply(const audit_config *cfg, lab_result *lab) {
+  audit_score_items(cfg, &lab->audit, lab->items, lab->n_items);
+}
+
 void audit_lines(const lab_result *lab, strlist *lines) {
   for (size_t i = 0; i < lab->audit.count; i++) {
     char *text = audit_finding_text(&lab->audit.findings[i]);

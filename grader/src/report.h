@@ -93,6 +93,9 @@ void lab_totals(const lab_result *lab, report_totals *totals);
 void lab_fail_items(lab_result *lab, const char *reason, const char *detail);
 /* Marks a lab the grader could not grade; `note` (owned) says why and is each item's reason. */
 void lab_not_graded(lab_result *lab, char *note);
+/* The audit's findings (lab->audit), scored: takes the points the rubric's audit cost says from
+ * the items of `lab` (after the tests scored them), each with the finding as its reason. */
+void audit_apply(const audit_config *cfg, lab_result *lab);
 /* The audit's findings for the reports, one line each ("forbidden symbol ... (step 8)"), with
  * what they cost when the rubric's audit cost is none. */
 void audit_lines(const lab_result *lab, strlist *lines);

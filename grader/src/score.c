@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
 #include "util.h"
 
 /* How many tests an item's detail lists before it says "... and N more". */
@@ -195,11 +194,11 @@ static int item_in_step(const rubric_item *item, const char *step) {
 }
 
 /* Each step the finding lies in has an item in the lab. */
-static int steps_have_items(const lab_result *lab, const audit_finding *f) {
+static int steps_have_items(const item_result *items, size_t n_items, const audit_finding *f) {
   for (size_t s = 0; s < f->steps.count; s++) {
     int has = 0;
-    for (size_t k = 0; k < lab->n_items && !has; k++) {
-      const rubric_item *item = lab->items[k].item;
+    for (size_t k = 0; k < n_items && !has; k++) {
+      const rubric_item *item = items[k].item;
       has = item->kind == ITEM_STEP && item_in_step(item, f->steps.items[s]);
     }
     if (!has) return 0;
@@ -207,18 +206,18 @@ static int steps_have_items(const lab_result *lab, const audit_finding *f) {
   return 1;
 }
 
-void audit_apply(const audit_config *cfg, lab_result *lab) {
-  const audit_result *res = &lab->audit;
+void audit_score_items(const audit_config *cfg, const audit_result *res, item_result *items,
+                       size_t n_items) {
   if (cfg->cost == 0 || res->count == 0) return;
-  char *hit = xcalloc(lab->n_items + 1, 1); /* items already charged by an earlier finding */
+  char *hit = xcalloc(n_items + 1, 1); /* items already charged by an earlier finding */
   for (size_t i = 0; i < res->count; i++) {
     const audit_finding *f = &res->findings[i];
     /* Banners are the student's text: a step the rubric has no item for (a banner renamed)
      * would cost nothing, so its findings count for every step. */
-    int every_step = f->every_step || !steps_have_items(lab, f);
-    char *lose = xcalloc(lab->n_items + 1, 1);
-    for (size_t k = 0; k < lab->n_items; k++) {
-      const rubric_item *item = lab->items[k].item;
+    int every_step = f->every_step || !steps_have_items(items, n_items, f);
+    char *lose = xcalloc(n_items + 1, 1);
+    for (size_t k = 0; k < n_items; k++) {
+      const rubric_item *item = items[k].item;
       int step = item->kind == ITEM_STEP;
       lose[k] = (cfg->cost & AUDIT_COST_LAB) || (!step && (cfg->cost & AUDIT_COST_PERF));
       if (step && (cfg->cost & AUDIT_COST_STEP)) {
@@ -229,11 +228,11 @@ void audit_apply(const audit_config *cfg, lab_result *lab) {
     strbuf ids;
     sb_init(&ids);
     size_t n = 0, total = 0;
-    for (size_t k = 0; k < lab->n_items; k++) total += lose[k];
-    for (size_t k = 0; k < lab->n_items; k++) {
+    for (size_t k = 0; k < n_items; k++) total += lose[k];
+    for (size_t k = 0; k < n_items; k++) {
       if (!lose[k]) continue;
       n++;
-      sb_printf(&ids, "%s%s", n == 1 ? "" : n == total ? " and " : ", ", lab->items[k].item->id);
+      sb_printf(&ids, "%s%s", n == 1 ? "" : n == total ? " and " : ", ", items[k].item->id);
     }
     char *text = audit_finding_text(f);
     if (every_step && !f->every_step) {
@@ -242,9 +241,9 @@ void audit_apply(const audit_config *cfg, lab_result *lab) {
       text = more;
     }
     char *reason = xasprintf("%s: %s earn%s nothing", text, ids.data, total == 1 ? "s" : "");
-    for (size_t k = 0; k < lab->n_items; k++) {
+    for (size_t k = 0; k < n_items; k++) {
       if (!lose[k]) continue;
-      item_result *item = &lab->items[k];
+      item_result *item = &items[k];
       if (!hit[k]) {
         char *detail = xasprintf("The audit of the compiled exercise file: %s.\n\n%s", reason,
                                  item->detail ? item->detail : "");

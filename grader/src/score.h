@@ -48,10 +48,12 @@ void score_item_lost(const rubric_item *item, const char *reason, const char *de
 
 void item_result_free(item_result *result);
 
-struct lab_result;
-/* The audit's findings (lab->audit), scored: takes the points the rubric's audit cost says from
- * the items of `lab` (after the tests scored them), each with the finding as its reason. */
-void audit_apply(const audit_config *cfg, struct lab_result *lab);
+/* The audit's findings for one lab, scored: takes the points the rubric's audit cost says from
+ * the lab's `n_items` items (after the tests scored them), each with the finding as its
+ * reason. It takes the items, not the report's lab_result (report.h, audit_apply), so scoring
+ * stays below the report. */
+void audit_score_items(const audit_config *cfg, const audit_result *res, item_result *items,
+                       size_t n_items);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "gradebook.h"
-#include "proc.h"
 #include "shard.h"
 
 int batch_list_submissions(const char *submissions_dir, const char *out_dir, strlist *names,

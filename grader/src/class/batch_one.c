@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "gradebook.h"
-#include "proc.h"
 
 /* What a report says it ran on, for the manifest (shards merged from different GPUs get a
  * warning: performance ratios are measured on each shard's own GPU). */

@@ -1,7 +1,7 @@
-/* --gpus: the slots graders run in side by side, a GPU each or several to one GPU (batch.h): the
- * option's text, and how many GPUs this machine has when it says "all". */
+/* --gpus: the slots graders run in side by side, a GPU each or several to one GPU
+ * (gpu_slots.h): the option's text, and how many GPUs this machine has when it says "all". */
 #define _POSIX_C_SOURCE 200809L
-#include "batch.h"
+#include "gpu_slots.h"
 
 #include <dirent.h>
 #include <errno.h>
