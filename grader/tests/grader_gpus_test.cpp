@@ -1,4 +1,4 @@
-// Tests of grade --batch --gpus (grader/src/batch.c, the lock in util.c and run.c): reading
+// Tests of grade --batch --gpus (grader/src/class/batch.c and gpu_slots.c, the lock in util.c and run.c): reading
 // --gpus, finding the GPUs (a fake nvidia-smi, fake device files, CUDA_VISIBLE_DEVICES), the
 // GPU lock (shared sections overlap, exclusive ones run alone, a waiting exclusive taker goes
 // before later shared ones: processes and their timestamps), and the grade program on the fake
