@@ -1,5 +1,5 @@
-// Tests of grade --batch --gpus (grader/src/class/batch.c and gpu_slots.c, the lock in util.c and run.c): reading
-// --gpus, finding the GPUs (a fake nvidia-smi, fake device files, CUDA_VISIBLE_DEVICES), the
+// Tests of grade --batch --gpus (grader/src/class/batch.c and gpu_slots.c, the lock in util.c
+// and run.c): reading --gpus, finding the GPUs (a fake nvidia-smi, fake device files, CUDA_VISIBLE_DEVICES), the
 // GPU lock (shared sections overlap, exclusive ones run alone, a waiting exclusive taker goes
 // before later shared ones: processes and their timestamps), and the grade program on the fake
 // course: --gpus 0,0 writes the gradebook one plain --batch writes, each grader gets its GPU in
