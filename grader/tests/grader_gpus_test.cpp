@@ -1,9 +1,10 @@
-// Tests of grade --batch --gpus (grader/src/class/batch.c and gpu_slots.c, the lock in util.c
-// and run.c): reading --gpus, finding the GPUs (a fake nvidia-smi, fake device files, CUDA_VISIBLE_DEVICES), the
-// GPU lock (shared sections overlap, exclusive ones run alone, a waiting exclusive taker goes
-// before later shared ones: processes and their timestamps), and the grade program on the fake
-// course: --gpus 0,0 writes the gradebook one plain --batch writes, each grader gets its GPU in
-// CUDA_VISIBLE_DEVICES, and SIGTERM stops every grader and leaves no process behind.
+// Tests of grade --batch --gpus (grader/src/class/batch.c and gpu_slots.c, the lock in util.c and
+// run.c): reading --gpus, finding the GPUs (a fake nvidia-smi, fake device files,
+// CUDA_VISIBLE_DEVICES), the GPU lock (shared sections overlap, exclusive ones run alone, a waiting
+// exclusive taker goes before later shared ones: processes and their timestamps), and the grade
+// program on the fake course: --gpus 0,0 writes the gradebook one plain --batch writes, each grader
+// gets its GPU in CUDA_VISIBLE_DEVICES, and SIGTERM stops every grader and leaves no process
+// behind.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>

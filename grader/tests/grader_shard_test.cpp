@@ -1,9 +1,9 @@
 // Tests of sharded batches and their merge (grader/src/class/shard.c, merge.c, gradebook.c,
-// batch.c): which submissions a shard grades, the manifest every batch output carries, the CSV reading the
-// merge relies on, the merge itself on made-up shard folders (every refusal: overlapping,
-// missing, incomplete and inconsistent shards, a foreign OUT), re-merging one re-graded shard,
-// and at the end the grade program on the fake course: two shards graded side by side and
-// merged give exactly what one plain --batch run gives.
+// batch.c): which submissions a shard grades, the manifest every batch output carries, the CSV
+// reading the merge relies on, the merge itself on made-up shard folders (every refusal:
+// overlapping, missing, incomplete and inconsistent shards, a foreign OUT), re-merging one
+// re-graded shard, and at the end the grade program on the fake course: two shards graded side by
+// side and merged give exactly what one plain --batch run gives.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
