@@ -7,10 +7,11 @@
 //
 // Within a block, the threads run in rounds. A round is a shuffled list of the threads that
 // can run; each runs until it blocks (at __syncthreads, a warp function, a fence or a
-// spinning atomic) or returns. Threads released by a barrier or a warp function join the
+// spinning atomic), yields at a branch condition (every so many, a seeded count) or returns. Threads released by a barrier or a warp function join the
 // next round, which is shuffled again. The shuffles are drawn from (seed, launch, block), so
 // a schedule can be replayed, and code that forgets a barrier reads values that are not
-// there yet: the bug shows as a wrong result, not as luck.
+// there yet, or a check-then-write without an atomic loses an update: the bug shows as a
+// wrong result, not as luck.
 //
 // Blocks are handed out in increasing order from one counter and each worker runs its block
 // to the end, so a block that waits for an earlier block (decoupled look-back) always waits
@@ -227,6 +228,13 @@ namespace {
   w->rng += 0xA0761D6478BD642Full;
   const unsigned __int128 t = (unsigned __int128)w->rng * (w->rng ^ 0xE7037ED1A0B428DBull);
   return (uint32_t)((uint64_t)(t >> 64) ^ (uint64_t)t);
+}
+
+// How many branch conditions a thread evaluates before its next branch_yield: uniform in
+// [1, 2 * kBranchesPerYield - 1], so the switch falls at any branch, on average every
+// kBranchesPerYield-th, and the seed decides where.
+[[maybe_unused]] unsigned draw_branch_countdown(Worker *w) {
+  return 1 + (unsigned)(((uint64_t)next_random(w) * (2 * kBranchesPerYield - 1)) >> 32);
 }
 
 // Not inlined: it runs once a round, and a part that calls it only from pick_next (threads.cpp)
