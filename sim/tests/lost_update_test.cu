@@ -40,7 +40,8 @@ template <bool kAtomic>
 __global__ void insert_colliding(unsigned *tables) {
   unsigned *table = tables + blockIdx.x * kBlock * 2;
   const unsigned key = threadIdx.x + 1;
-  for (unsigned probe = 0, slot = 5; probe < kBlock * 2; ++probe, slot = (slot + 1) % (kBlock * 2)) {
+  unsigned slot = 5;
+  for (unsigned probe = 0; probe < kBlock * 2; ++probe, slot = (slot + 1) % (kBlock * 2)) {
     unsigned old;
     if (kAtomic) {
       old = atomicCAS(&table[slot], kEmpty, key);

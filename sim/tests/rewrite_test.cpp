@@ -281,10 +281,13 @@ TEST(RewriteBranches, HostCodeAndDeclaringConditionsAreLeftAlone) {
 
 TEST(RewriteBranches, ConditionsSpanningLinesAndNestedParentheses) {
   const Result r = Rewrite(
-      "__global__ void k(int *p) {\n  if ((p[0] == 0) /* ) */ &&\n      f(\")\", [=] { return p[1] <= 2; }))\n"
+      "__global__ void k(int *p) {\n"
+      "  if ((p[0] == 0) /* ) */ &&\n"
+      "      f(\")\", [=] { return p[1] <= 2; }))\n"
       "    p[0] = 1;\n}\n");
   EXPECT_TRUE(r.errors.empty());
-  EXPECT_TRUE(Has(r.text, "if (::gpulabs_sim::branch_point(static_cast<bool>((p[0] == 0) /* ) */ &&\n"
-                          "      f(\")\", [=] { return p[1] <= 2; }))))\n"))
+  EXPECT_TRUE(Has(r.text,
+                  "if (::gpulabs_sim::branch_point(static_cast<bool>((p[0] == 0) /* ) */ &&\n"
+                  "      f(\")\", [=] { return p[1] <= 2; }))))\n"))
       << r.text;
 }
