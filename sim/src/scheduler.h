@@ -65,10 +65,8 @@ void init_settings_locked(Settings &s);
 
 // ---- Memory (shared.cpp, warp.cpp) ---------------------------------------------------------
 
-// Uninitialised shared memory reads as this byte, and so does a shuffle from a lane that did
-// not take part (an undefined value on a GPU).
+// Uninitialised shared memory reads as this byte (garbage on a GPU).
 constexpr unsigned char kSharedPoison = 0xCB;
-constexpr uint64_t kUndefinedBits = 0xCBCBCBCBCBCBCBCBull;
 // Between shared allocations (and after the dynamic ones) AddressSanitizer sees a redzone.
 constexpr size_t kSharedRedzone = 64;
 constexpr size_t kArenaBytes = 512 * 1024;  // >= 227 KiB + 48 KiB + redzones, whole pages
@@ -175,6 +173,8 @@ struct Worker {
 
 // report.cpp
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// "0-3, 8, 30-31": the lanes of a mask.
+std::string lane_list(unsigned mask);
 // Marks the block (and its launch) failed. The first failure of a launch is the one reported.
 void fail_block(Worker *w, const std::string &what);
 // A misuse found by the running thread: report it and leave the block for good. (printf-style,
