@@ -27,6 +27,7 @@ struct ThreadState {
   uint3 block_idx;
   unsigned lane;   // linear thread index % 32
   unsigned spins;  // atomics since it last let the others run (see spin_point)
+  unsigned branches_left;  // branch conditions until it may let the others run (branch_point)
 };
 
 }  // namespace gpulabs_sim
@@ -52,6 +53,25 @@ constexpr unsigned kAtomicsPerYield = 4;
 inline void spin_point() {
   ThreadState *t = gpulabs_sim_tls_thread;
   if (t != nullptr && ++t->spins >= kAtomicsPerYield) yield_now();
+}
+
+// The rewriting step wraps each `if` and `while` condition of device code:
+//   if (cond)  ->  if (::gpulabs_sim::branch_point(static_cast<bool>(cond)))
+// Every so many branches (a count drawn from the schedule's seed, kBranchesPerYield on
+// average) the thread lets the others of its block run right after evaluating the condition:
+// between a load and the store that depends on it, where a check-then-write without an atomic
+// (`if (slot == EMPTY) slot = key;`) loses an update on a GPU. The countdown costs a decrement
+// a branch; the switch itself is rare. In constant evaluation (a constexpr __host__ __device__
+// function computing a constant) it does nothing.
+constexpr unsigned kBranchesPerYield = 16;
+void branch_yield();
+inline void branch_step() {
+  ThreadState *t = gpulabs_sim_tls_thread;
+  if (t != nullptr && __builtin_expect(--t->branches_left == 0, 0)) branch_yield();
+}
+constexpr bool branch_point(bool condition) {
+  if (!__builtin_is_constant_evaluated()) branch_step();
+  return condition;
 }
 
 // Warp-wide operations: every participating lane blocks until all have arrived.

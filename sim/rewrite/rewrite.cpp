@@ -1,7 +1,8 @@
 // The rewriting step (see rewrite.h). It is not a C++ parser: it reads tokens, skipping
 // comments, string and character literals and preprocessor lines, tracks braces to know
-// whether it is at namespace scope, in a class or in a function, and rewrites the three CUDA
-// constructs the host compiler cannot take. Everything else is copied byte for byte.
+// whether it is at namespace scope, in a class or in a function (of device code or not), and
+// rewrites the three CUDA constructs the host compiler cannot take, and the branch conditions
+// of device code (a scheduling point). Everything else is copied byte for byte.
 #include "rewrite.h"
 
 #include <algorithm>
@@ -20,7 +21,9 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-enum class Scope { kNamespace, kClass, kOther };
+// kDevice: a function body (or a block in one) of device code, whose branch conditions get a
+// scheduling point; kOther: any other function body or block.
+enum class Scope { kNamespace, kClass, kOther, kDevice };
 
 // Specifiers that may stand next to __device__/__constant__ in a definition we make static.
 const std::set<std::string> kSpecifiers = {
@@ -120,6 +123,10 @@ class Rewriter {
         continue;
       }
       note_token(std::string(1, c));
+      if (c == ')' && !condition_ends_.empty() && condition_ends_.back() == i_) {
+        condition_ends_.pop_back();
+        out_ += "))";  // closes branch_point(static_cast<bool>(
+      }
       out_ += c;
       ++i_;
     }
@@ -254,6 +261,7 @@ class Rewriter {
     const bool has_class_key =
         contains("struct") || contains("class") || contains("union") || contains("enum");
     if (has_class_key && !contains("(") && !contains("=")) return Scope::kClass;
+    if (contains("__global__") || contains("__device__") || in_device_code()) return Scope::kDevice;
     return Scope::kOther;
   }
   bool at_namespace_scope() const {
@@ -263,7 +271,12 @@ class Rewriter {
   }
   bool in_function() const {
     for (Scope s : scopes_)
-      if (s == Scope::kOther) return true;
+      if (s == Scope::kOther || s == Scope::kDevice) return true;
+    return false;
+  }
+  bool in_device_code() const {
+    for (Scope s : scopes_)
+      if (s == Scope::kDevice) return true;
     return false;
   }
 
@@ -336,11 +349,51 @@ class Rewriter {
       return;
     }
     note_token(word);
+    if ((word == "if" || word == "while") && in_device_code() && branch_condition(end)) return;
     if ((word == "__device__" || word == "__constant__") && at_namespace_scope() &&
         should_be_local(end)) {
       out_ += "GPULABS_SIM_TU_LOCAL ";
     }
     copy_to(end);
+  }
+
+  // ---- Branch conditions in device code ----------------------------------------------------
+
+  // `if (cond)` or `while (cond)` (the keyword ends at `end`) in device code becomes
+  //   if (::gpulabs_sim::branch_point(static_cast<bool>(cond)))
+  // where the scheduler may switch threads after evaluating cond (gpulabs_sim_device.h says
+  // why). The condition itself is rewritten as usual; the closing parentheses are added when
+  // the run reaches its `)`. Left alone: `if constexpr`, a condition that declares a variable
+  // or has an init-statement (a `=`, `;` or `{` outside brackets; an assignment too, which is
+  // rare and harmless to skip), and one cut by a preprocessor line. Returns whether it
+  // rewrote (and copied up to the condition).
+  bool branch_condition(size_t end) {
+    const size_t paren = skip_space_and_comments(end);
+    if (paren >= src_.size() || src_[paren] != '(') return false;  // if constexpr, consteval
+    for (size_t p = paren + 1;;) {
+      const size_t q = find_at_depth0(p, ")=;{", true);
+      if (q == std::string::npos || src_[q] == ';' || src_[q] == '{') return false;
+      if (src_[q] == ')') {
+        copy_to(end);
+        out_ += src_.substr(end, paren + 1 - end);  // the space and comments, then '('
+        i_ = paren + 1;
+        note_token("(");
+        out_ += "::gpulabs_sim::branch_point(static_cast<bool>(";
+        condition_ends_.push_back(q);
+        return true;
+      }
+      if (!is_comparison(q)) return false;
+      p = q + 1;
+    }
+  }
+  // Whether the `=` at q is part of ==, !=, <= or >= (not of =, <<=, >>= or op=).
+  bool is_comparison(size_t q) const {
+    if (q + 1 < src_.size() && src_[q + 1] == '=') return true;   // the first of ==
+    if (q == 0) return false;
+    const char b = src_[q - 1];
+    if (b == '=' || b == '!') return true;                         // the second of ==, or !=
+    if ((b == '<' || b == '>') && !(q >= 2 && src_[q - 2] == b)) return true;  // <= >=, not <<= >>=
+    return false;
   }
 
   // Reads the next token after p (skipping spaces and comments); "" at the end.
@@ -707,6 +760,7 @@ class Rewriter {
   std::vector<std::string> errors_;
   std::vector<Scope> scopes_;
   std::vector<std::string> stmt_;  // tokens since the last ';', '{' or '}'
+  std::vector<size_t> condition_ends_;  // in src_: the ')' of each branch condition being read
   size_t stmt_first_in_ = 0;       // where the statement's first token is in src_ ...
   size_t stmt_first_out_ = 0;      // ... and in out_
   bool line_start_ = true;

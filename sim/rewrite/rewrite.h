@@ -11,6 +11,8 @@
 //     -> T *const name = ::gpulabs_sim::dynamic_shared<T>();
 //   __device__ / __constant__ definitions at namespace scope get internal linkage
 //     (GPULABS_SIM_TU_LOCAL), as nvcc's per-file device code has;
+//   if (cond) / while (cond) in device code
+//     -> if (::gpulabs_sim::branch_point(static_cast<bool>(cond))), a scheduling point;
 //   #include "local.h" (found next to the including file) -> the rewritten copy of it.
 #ifndef GPULABS_SIM_REWRITE_H
 #define GPULABS_SIM_REWRITE_H

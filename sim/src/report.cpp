@@ -39,12 +39,16 @@ std::string ranges(const std::vector<unsigned> &sorted) {
   return out;
 }
 
+}  // namespace
+
 std::string lane_list(unsigned mask) {
   std::vector<unsigned> lanes;
   for (unsigned l = 0; l < 32; ++l)
     if (mask & (1u << l)) lanes.push_back(l);
   return ranges(lanes);
 }
+
+namespace {
 
 std::string dim_text(dim3 d) { return format("(%u,%u,%u)", d.x, d.y, d.z); }
 

@@ -7,10 +7,11 @@
 //
 // Within a block, the threads run in rounds. A round is a shuffled list of the threads that
 // can run; each runs until it blocks (at __syncthreads, a warp function, a fence or a
-// spinning atomic) or returns. Threads released by a barrier or a warp function join the
+// spinning atomic), yields at a branch condition (every so many, a seeded count) or returns. Threads released by a barrier or a warp function join the
 // next round, which is shuffled again. The shuffles are drawn from (seed, launch, block), so
 // a schedule can be replayed, and code that forgets a barrier reads values that are not
-// there yet: the bug shows as a wrong result, not as luck.
+// there yet, or a check-then-write without an atomic loses an update: the bug shows as a
+// wrong result, not as luck.
 //
 // Blocks are handed out in increasing order from one counter and each worker runs its block
 // to the end, so a block that waits for an earlier block (decoupled look-back) always waits
@@ -64,10 +65,8 @@ void init_settings_locked(Settings &s);
 
 // ---- Memory (shared.cpp, warp.cpp) ---------------------------------------------------------
 
-// Uninitialised shared memory reads as this byte, and so does a shuffle from a lane that did
-// not take part (an undefined value on a GPU).
+// Uninitialised shared memory reads as this byte (garbage on a GPU).
 constexpr unsigned char kSharedPoison = 0xCB;
-constexpr uint64_t kUndefinedBits = 0xCBCBCBCBCBCBCBCBull;
 // Between shared allocations (and after the dynamic ones) AddressSanitizer sees a redzone.
 constexpr size_t kSharedRedzone = 64;
 constexpr size_t kArenaBytes = 512 * 1024;  // >= 227 KiB + 48 KiB + redzones, whole pages
@@ -174,6 +173,8 @@ struct Worker {
 
 // report.cpp
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// "0-3, 8, 30-31": the lanes of a mask.
+std::string lane_list(unsigned mask);
 // Marks the block (and its launch) failed. The first failure of a launch is the one reported.
 void fail_block(Worker *w, const std::string &what);
 // A misuse found by the running thread: report it and leave the block for good. (printf-style,
@@ -227,6 +228,13 @@ namespace {
   w->rng += 0xA0761D6478BD642Full;
   const unsigned __int128 t = (unsigned __int128)w->rng * (w->rng ^ 0xE7037ED1A0B428DBull);
   return (uint32_t)((uint64_t)(t >> 64) ^ (uint64_t)t);
+}
+
+// How many branch conditions a thread evaluates before its next branch_yield: uniform in
+// [1, 2 * kBranchesPerYield - 1], so the switch falls at any branch, on average every
+// kBranchesPerYield-th, and the seed decides where.
+[[maybe_unused]] unsigned draw_branch_countdown(Worker *w) {
+  return 1 + (unsigned)(((uint64_t)next_random(w) * (2 * kBranchesPerYield - 1)) >> 32);
 }
 
 // Not inlined: it runs once a round, and a part that calls it only from pick_next (threads.cpp)

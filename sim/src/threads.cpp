@@ -1,7 +1,8 @@
 // A simulated thread's life on its fiber: the built-in variables device code reads, what every
 // stack runs (a thread, then the next ones that have not started), and where a thread stops to
-// let others run: __syncthreads*, yields (fences, __nanosleep, spinning atomics), __trap. The
-// hot path of every barrier is here; the steps of a switch it shares are in scheduler.h.
+// let others run: __syncthreads*, yields (fences, __nanosleep, spinning atomics, branch
+// conditions), __trap. The hot path of every barrier is here; the steps of a switch it shares
+// are in scheduler.h.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -202,6 +203,22 @@ void yield_now() {
     sched_yield();
     return;
   }
+  w->next_round.push_back((unsigned short)th->index);
+  switch_away(w, th);
+}
+
+// A branch condition's turn to let the others run (branch_point). Unlike yield_now it never
+// gives up the host thread: when nothing else of the block can run there is nobody to
+// interleave with, and the countdown restarts without a draw, so that a thread spinning on
+// another block does not shift the block's later draws (its shuffles) by how long it spins.
+void branch_yield() {
+  Thread *th = thread_of(gpulabs_sim_tls_thread);
+  Worker *w = th->worker;
+  if (w->queue_pos >= w->queue.size() && w->next_round.empty()) {
+    th->ts.branches_left = kBranchesPerYield;
+    return;
+  }
+  th->ts.branches_left = draw_branch_countdown(w);
   w->next_round.push_back((unsigned short)th->index);
   switch_away(w, th);
 }

@@ -42,6 +42,32 @@ unsigned shuffle_source(WarpOp op, unsigned lane, int64_t arg, int width) {
   return ok ? (unsigned)j : lane;
 }
 
+// A shuffle whose source lane does not take part reads an undefined value on a GPU (the guide:
+// "if the target thread is inactive, the retrieved value is undefined"): a bug that a test may
+// not see, since the value is often plausible. Reported instead, naming the reader, the lane it
+// reads and why that lane is not there. False when every source takes part.
+bool check_shuffle_sources(Worker *w, unsigned warp, unsigned members, Thread *const lanes[32]) {
+  const WarpState &ws = w->warps[warp];
+  for (unsigned l = 0; l < 32; ++l) {
+    const Thread *th = lanes[l];
+    if (!th) continue;
+    const unsigned src = shuffle_source(th->call.op, l, th->call.arg, th->call.width);
+    if (lanes[src]) continue;
+    const unsigned bit = 1u << src;
+    const char *why = !(ws.exists & bit)         ? "which is not a thread of the block"
+                      : !(th->call.mask & bit) ? "which the mask leaves out"
+                                               : "which has returned from the kernel";
+    fail_block(w, format("thread (%u,%u,%u), lane %u of warp %u: %s(mask 0x%08x) at %s:%d reads "
+                         "lane %u, %s. On a GPU that value is undefined; a shuffle must read "
+                         "only lanes that call it with the same mask (lanes in the call: %s).",
+                         th->ts.thread_idx.x, th->ts.thread_idx.y, th->ts.thread_idx.z, l, warp,
+                         warp_op_name(th->call.op), th->call.mask, base_name(th->file), th->line,
+                         src, why, lane_list(members).c_str()));
+    return true;
+  }
+  return false;
+}
+
 bool same_value(const Thread *a, const Thread *b) {
   return memcmp(&a->call.value, &b->call.value, a->call.size) == 0;
 }
@@ -52,7 +78,9 @@ void complete_warp_call(Worker *w, unsigned warp, unsigned members) {
     if (members & (1u << l)) lanes[l] = w->threads[warp * 32 + l].get();
   const Thread *first = lanes[__builtin_ctz(members)];
   const WarpOp op = first->call.op;
-  const uint64_t size_mask = first->call.size >= 8 ? ~0ull : ((1ull << (8 * first->call.size)) - 1);
+  const bool shuffle = op == WarpOp::kShflIdx || op == WarpOp::kShflUp ||
+                       op == WarpOp::kShflDown || op == WarpOp::kShflXor;
+  if (shuffle && check_shuffle_sources(w, warp, members, lanes)) return;
 
   unsigned ballot = 0;
   uint64_t folded = 0;
@@ -93,8 +121,7 @@ void complete_warp_call(Worker *w, unsigned warp, unsigned members) {
       case WarpOp::kShflUp:
       case WarpOp::kShflDown:
       case WarpOp::kShflXor: {
-        unsigned src = shuffle_source(op, l, th->call.arg, th->call.width);
-        r = lanes[src] ? lanes[src]->call.value : (kUndefinedBits & size_mask);
+        r = lanes[shuffle_source(op, l, th->call.arg, th->call.width)]->call.value;
         break;
       }
       case WarpOp::kBallot: r = ballot; break;
@@ -143,6 +170,7 @@ void check_warp(Worker *w, unsigned warp) {
       }
     }
     complete_warp_call(w, warp, members);
+    if (w->aborting) return;  // a shuffle read a lane that is not there
     ws.waiting &= ~members;
     pending &= ~members;
   }

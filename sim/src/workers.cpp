@@ -70,11 +70,17 @@ void run_block(Worker *w, Launch &L, uint64_t linear) {
   const unsigned n = L.threads_per_block;
   w->n = n;
   w->queue.resize(n);
+  // The block's random numbers (each thread's first branch countdown, then the shuffles) come
+  // from (seed, launch, block) alone.
+  uint64_t state = L.seed ^ (L.id * 0xD1B54A32D192ED03ull);
+  state = splitmix64(&state) ^ (linear * 0x9E3779B97F4A7C15ull);
+  w->rng = splitmix64(&state);
   for (unsigned i = 0; i < n; ++i) {
     Thread *th = w->threads[i].get();
     th->stack = nullptr;
     th->ts.block_idx = w->block_idx;
     th->ts.spins = 0;
+    th->ts.branches_left = draw_branch_countdown(w);
     th->state = RunState::kRunnable;
     w->queue[i] = (unsigned short)i;
   }
@@ -92,9 +98,6 @@ void run_block(Worker *w, Launch &L, uint64_t linear) {
   memset(w->tile_arrivals, 0, sizeof w->tile_arrivals);
   w->coalescing.clear();
   w->aborting = false;
-  uint64_t state = L.seed ^ (L.id * 0xD1B54A32D192ED03ull);
-  state = splitmix64(&state) ^ (linear * 0x9E3779B97F4A7C15ull);
-  w->rng = splitmix64(&state);
   shuffle(w, w->queue);
   prepare_shared(w, L.config.shared_bytes);
 

@@ -166,6 +166,56 @@ TEST(Deadlock, ShuffleWidthThatIsNotAPowerOfTwoIsReported) {
   ExpectRecovered();
 }
 
+// A shuffle must read lanes that take part; anything else is undefined on a GPU. As in NVIDIA's
+// reduction sample's kernel 7 (its branch for GPUs before sm_80): a mask from a ballot, and a
+// shuffle down that reaches past it.
+constexpr int kOutsideMaskLine = __LINE__ + 4;
+__global__ void shuffle_outside_mask(int *out) {
+  int v = (int)threadIdx.x;
+  const unsigned mask = __ballot_sync(0xffffffffu, threadIdx.x < 20);
+  if (threadIdx.x < 20) v += __shfl_down_sync(mask, v, 8);  // lanes 12-19 read lanes 20-27
+  out[threadIdx.x] = v;
+}
+
+TEST(Deadlock, ShuffleFromALaneOutsideTheMaskIsReported) {
+  DeviceArray<int> out(64);
+  Failure f = RunFailing([&] { shuffle_outside_mask<<<2, 32>>>(out.get()); });
+  const std::string site = "__shfl_down_sync(mask 0x000fffff) at deadlock_test.cu:" +
+                           std::to_string(kOutsideMaskLine) +
+                           " reads lane 20, which the mask leaves out";
+  ExpectReportHas(f, {"kernel shuffle_outside_mask<<<(2,1,1), (32,1,1), 0>>>",
+                      "thread (12,0,0), lane 12 of warp 0", site.c_str(), "undefined",
+                      "schedule seed"});
+  ExpectRecovered();
+}
+
+constexpr int kFromExitedLine = __LINE__ + 3;
+__global__ void shuffle_from_exited(int *out) {
+  if (threadIdx.x >= 24) return;
+  out[threadIdx.x] = __shfl_down_sync(0xffffffffu, (int)threadIdx.x, 8);  // 16-23 read 24-31
+}
+
+TEST(Deadlock, ShuffleFromALaneThatReturnedIsReported) {
+  DeviceArray<int> out(32);
+  Failure f = RunFailing([&] { shuffle_from_exited<<<1, 32>>>(out.get()); });
+  const std::string site = "__shfl_down_sync(mask 0xffffffff) at deadlock_test.cu:" +
+                           std::to_string(kFromExitedLine) + " reads lane 24, which has returned";
+  ExpectReportHas(f, {"block (0,0,0): thread (16,0,0), lane 16 of warp 0", site.c_str()});
+  ExpectRecovered();
+}
+
+__global__ void shuffle_past_partial_warp(int *out) {
+  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, (int)threadIdx.x, 16);
+}
+
+TEST(Deadlock, ShuffleFromALaneMissingInAPartialWarpIsReported) {
+  DeviceArray<int> out(48);
+  Failure f = RunFailing([&] { shuffle_past_partial_warp<<<1, 48>>>(out.get()); });
+  ExpectReportHas(f, {"thread (32,0,0), lane 0 of warp 1", "__shfl_xor_sync(mask 0xffffffff)",
+                      "reads lane 16, which is not a thread of the block"});
+  ExpectRecovered();
+}
+
 __global__ void traps(int *out) {
   if (blockIdx.x == 3 && threadIdx.x == 5) __trap();
   out[blockIdx.x * blockDim.x + threadIdx.x] = 1;

@@ -248,3 +248,46 @@ TEST(RewriteDirectives, LocalIncludesGoThroughTheHandler) {
   remove((dir + "/kernels.cuh").c_str());
   rmdir(dir.c_str());
 }
+
+// ---- Branch conditions in device code ----------------------------------------------------
+
+TEST(RewriteBranches, IfAndWhileInDeviceCodeGetASchedulingPoint) {
+  EXPECT_EQ(
+      "__global__ void k(int *p) { if (::gpulabs_sim::branch_point(static_cast<bool>(p[0] == 0))) "
+      "p[0] = 1; while (::gpulabs_sim::branch_point(static_cast<bool>(p[1] >= 2 && p[2] != 3))) "
+      "--p[1]; }",
+      Squeezed("__global__ void k(int *p) { if (p[0] == 0) p[0] = 1; "
+               "while (p[1] >= 2 && p[2] != 3) --p[1]; }"));
+  // __device__ and __host__ __device__ functions, members, nested blocks, else if, do-while.
+  const std::string out = Squeezed(
+      "struct S { __device__ bool f(int x) { { if (x) return true; } return false; } };\n"
+      "__host__ __device__ int g(int x) { if (x < 0) return 0; else if (x > 9) return 9;\n"
+      "  do { --x; } while (x > 5); return x; }");
+  EXPECT_TRUE(Has(out, "{ { if (::gpulabs_sim::branch_point(static_cast<bool>(x))) return true;"))
+      << out;
+  EXPECT_TRUE(Has(out, "else if (::gpulabs_sim::branch_point(static_cast<bool>(x > 9)))")) << out;
+  EXPECT_TRUE(Has(out, "} while (::gpulabs_sim::branch_point(static_cast<bool>(x > 5)));")) << out;
+}
+
+TEST(RewriteBranches, HostCodeAndDeclaringConditionsAreLeftAlone) {
+  const std::string host = "void h(int x) { if (x) x = 0; while (x < 3) ++x; }";
+  EXPECT_EQ(host, Squeezed(host));
+  const std::string kept =
+      "__device__ int f(int *p) { if constexpr (sizeof(int) == 4) {} if (int y = p[0]) return y; "
+      "if (int z = 0; z < p[1]) {} while (p[2] = p[3]) {} if (p[4] >>= 1) {} "
+      "if (int w{p[5]}) {} return 0; }";
+  EXPECT_EQ("GPULABS_SIM_TU_LOCAL " + kept, Squeezed(kept));
+}
+
+TEST(RewriteBranches, ConditionsSpanningLinesAndNestedParentheses) {
+  const Result r = Rewrite(
+      "__global__ void k(int *p) {\n"
+      "  if ((p[0] == 0) /* ) */ &&\n"
+      "      f(\")\", [=] { return p[1] <= 2; }))\n"
+      "    p[0] = 1;\n}\n");
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_TRUE(Has(r.text,
+                  "if (::gpulabs_sim::branch_point(static_cast<bool>((p[0] == 0) /* ) */ &&\n"
+                  "      f(\")\", [=] { return p[1] <= 2; }))))\n"))
+      << r.text;
+}
