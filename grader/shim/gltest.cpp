@@ -276,6 +276,10 @@ int main(int argc, char **argv) {
     banner = "set GPULABS_SEED to replay the data; the schedule comes from GPULABS_SIM_SEED";
   } else {
     g_schedule_seed = seed;
+    // The lab worker runs the kernels and draws its schedule from GPULABS_SEED: hand it this
+    // run's seed, drawn here when none was set, so that a run and its replay switch threads
+    // at the same places.
+    setenv("GPULABS_SEED", g_replay_env + strlen("GPULABS_SEED="), 0);
     snprintf(g_seeds, sizeof g_seeds,
              "seed 0x%llx (the data and the CPU backend's thread schedule)", seed);
     banner = "set GPULABS_SEED to replay; on the CPU backend it also replays the thread schedule";

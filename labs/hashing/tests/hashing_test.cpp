@@ -135,8 +135,10 @@ gl_status Build(hashing_step step, const std::vector<uint32_t> &keys,
     if (it->second.count(got[i]) == 0) {
       return ::testing::AssertionFailure()
              << "first mismatch at index " << i << ": key " << Hex(key) << " answered "
-             << Hex(got[i]) << ", which is not a value it was inserted with (step 6: not their "
-             << "sum)"
+             << Hex(got[i])
+             << (where.find("6-count") != std::string::npos
+                     ? ", which is not the sum of the values it was inserted with"
+                     : ", which is not a value it was inserted with")
              << (got[i] == HASHING_NOT_FOUND ? " (HASHING_NOT_FOUND: the key was lost)" : "")
              << "; " << where;
     }
