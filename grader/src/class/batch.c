@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "gradebook.h"
+#include "reaper.h"
 #include "shard.h"
 
 int batch_list_submissions(const char *submissions_dir, const char *out_dir, strlist *names,
@@ -426,19 +428,96 @@ static void batch_manifest_for(const grade_options *base, const char *submission
   for (size_t i = 0; i < names->count; i++) sl_push(&manifest->submissions, names->items[i]);
 }
 
-/* The submissions of `mine` graded one after another in this process's children (grade_one),
- * the gradebook files rewritten after each. 0, or 1 when a grade or a write failed. */
+/* The child's result, read to its end (the pipe closes when the child exits: the descendants it
+ * starts do not inherit the pipe). */
+static void read_result(int fd, strbuf *into) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) sb_append_n(into, buf, (size_t)n);
+    else if (n == 0 || errno != EINTR) break;
+  }
+}
+
+/* The child's side: grade the submission, hand the result to the parent, leave. */
+static void grade_and_answer(const grade_options *base, const char *submissions_dir,
+                             const char *out_dir, const char *name, const char *label, int fd) {
+  graded_one g;
+  graded_init(&g);
+  grade_one(base, submissions_dir, out_dir, name, label, NULL, NULL, &g);
+  char *text = graded_format(&g);
+  size_t length = strlen(text), sent = 0;
+  while (sent < length) {
+    ssize_t n = write(fd, text + sent, length - sent);
+    if (n > 0) sent += (size_t)n;
+    else if (n < 0 && errno != EINTR) break;
+  }
+  fflush(NULL);
+  _exit(sent == length ? 0 : 3);
+}
+
+/* One submission graded by a grader process of its own (as a slot's is): whatever that grade
+ * leaves behind, a crash included, ends with it and touches no other submission. Fills `g`;
+ * a grader that ended without a result leaves g empty with rc 1, and says so. */
+static void grade_in_child(const grade_options *base, const char *submissions_dir,
+                           const char *out_dir, const char *name, const char *label,
+                           graded_one *g) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    fprintf(stderr, "grade: %s: no pipe to a grader of its own (%s); graded here\n", label,
+            strerror(errno));
+    grade_one(base, submissions_dir, out_dir, name, label, NULL, NULL, g);
+    return;
+  }
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    grade_and_answer(base, submissions_dir, out_dir, name, label, fds[1]);
+  }
+  close(fds[1]);
+  strbuf text;
+  sb_init(&text);
+  if (pid > 0) read_result(fds[0], &text);
+  close(fds[0]);
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaper_sweep(NULL); /* what a grader that died left running, before the next submission */
+  int ok = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+           graded_parse(text.data, text.len, g) == 0;
+  sb_free(&text);
+  if (!ok) {
+    graded_free(g);
+    graded_init(g);
+    g->rc = 1;
+    if (pid < 0) {
+      fprintf(stderr, "grade: %s: cannot start its grader: %s\n", label, strerror(errno));
+    } else {
+      fprintf(stderr, "grade: %s: its grader ended without a result (%s %d); it is not in the "
+                      "gradebook\n", label, WIFSIGNALED(status) ? "signal" : "exit status",
+              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    }
+  }
+}
+
+/* The submissions of `mine` graded one after another, each by a grader process of its own
+ * (grade_in_child), the gradebook files rewritten after each. 0, or 1 when a grade or a write
+ * failed. */
 static int grade_in_turn(const grade_options *base, const char *submissions_dir,
                          const char *out_dir, const strlist *mine, batch_manifest *manifest,
                          strbuf files[GRADEBOOK_FILES], double start) {
   int rc = 0, header_written = 0;
+  reaper_adopt(); /* a grader's orphans come back here, to be swept before the next one */
   for (size_t i = 0; i < mine->count; i++) {
     const char *name = mine->items[i];
     char *label = xasprintf("[%*zu/%zu] %s", (int)snprintf(NULL, 0, "%zu", mine->count), i + 1,
                             mine->count, name);
     graded_one g;
     graded_init(&g);
-    grade_one(base, submissions_dir, out_dir, name, label, NULL, NULL, &g);
+    grade_in_child(base, submissions_dir, out_dir, name, label, &g);
     if (g.rc) rc = 1;
     for (int f = 0; f < GRADEBOOK_FILES; f++) {
       if (!header_written) sb_append_n(&files[f], g.header[f].data, g.header[f].len);
