@@ -497,7 +497,7 @@ static void grade_in_child(const grade_options *base, const char *submissions_di
       fprintf(stderr, "grade: %s: cannot start its grader: %s\n", label, strerror(errno));
     } else {
       fprintf(stderr, "grade: %s: its grader ended without a result (%s %d); it is not in the "
-                      "gradebook\n", label, WIFSIGNALED(status) ? "signal" : "exit status",
+                      "gradebook and the batch is not complete\n", label, WIFSIGNALED(status) ? "signal" : "exit status",
               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     }
   }
@@ -519,14 +519,16 @@ static int grade_in_turn(const grade_options *base, const char *submissions_dir,
     graded_init(&g);
     grade_in_child(base, submissions_dir, out_dir, name, label, &g);
     if (g.rc) rc = 1;
-    for (int f = 0; f < GRADEBOOK_FILES; f++) {
-      if (!header_written) sb_append_n(&files[f], g.header[f].data, g.header[f].len);
-      sb_append_n(&files[f], g.rows[f].data, g.rows[f].len);
+    if (g.done) { /* a grader that ended without a result leaves its submission out */
+      for (int f = 0; f < GRADEBOOK_FILES; f++) {
+        if (!header_written) sb_append_n(&files[f], g.header[f].data, g.header[f].len);
+        sb_append_n(&files[f], g.rows[f].data, g.rows[f].len);
+      }
+      header_written = 1;
+      if (!sl_contains(&manifest->gpus, g.gpu)) sl_push(&manifest->gpus, g.gpu);
+      sl_push(&manifest->graded, name);
     }
-    header_written = 1;
-    if (!sl_contains(&manifest->gpus, g.gpu)) sl_push(&manifest->gpus, g.gpu);
-    sl_push(&manifest->graded, name);
-    manifest->complete = i + 1 == mine->count;
+    manifest->complete = manifest->graded.count == mine->count;
     /* Rewritten after each submission, so an interrupted batch keeps what it graded. */
     if (write_outputs(out_dir, files, manifest) != 0) rc = 1;
     double elapsed = now_seconds() - start;
